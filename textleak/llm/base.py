@@ -1,0 +1,197 @@
+"""The one LanguageModel interface every LLM consumer in textleak uses.
+
+Backends implement two primitives on uncached work: ``_generate`` and ``_score``. The public
+``generate`` and ``score`` put every call behind the on-disk cache, keyed by backend, model
+fingerprint, prompt, parameters and per-prompt seed, so results do not depend on batching and a
+rerun or an interrupted run costs nothing twice.
+"""
+
+from __future__ import annotations
+
+import logging
+from abc import ABC, abstractmethod
+from dataclasses import asdict, dataclass
+from typing import Any, Sequence, Union
+
+from textleak.cache import DiskCache, content_hash
+
+logger = logging.getLogger(__name__)
+
+Message = dict  # {"role": "system" | "user" | "assistant", "content": str}
+Prompt = Union[str, Sequence[Message]]
+
+
+class LLMError(RuntimeError):
+    """A backend failed for a prompt after its retries (the message names the prompt index)."""
+
+
+@dataclass(frozen=True)
+class GenerationParams:
+    """Decoding parameters; part of every cache key."""
+
+    max_new_tokens: int = 256
+    temperature: float = 0.0
+    top_p: float = 1.0
+    n: int = 1
+    stop: tuple[str, ...] = ()
+    banned_phrases: tuple[str, ...] = ()
+
+    @property
+    def greedy(self) -> bool:
+        return self.temperature <= 0.0
+
+    def key(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def normalize_prompt(prompt: Prompt) -> str | list[dict[str, str]]:
+    """Validate a prompt: a plain string, or a list of {role, content} chat messages."""
+    if isinstance(prompt, str):
+        return prompt
+    if isinstance(prompt, (list, tuple)) and prompt:
+        msgs = []
+        for m in prompt:
+            if not isinstance(m, dict) or "role" not in m or "content" not in m:
+                raise TypeError(f"chat messages must be dicts with 'role' and 'content', got {m!r}")
+            if m["role"] not in ("system", "user", "assistant"):
+                raise ValueError(f"unknown chat role {m['role']!r}")
+            if not isinstance(m["content"], str):
+                raise TypeError(f"message content must be a string, got {type(m['content']).__name__}")
+            msgs.append({"role": m["role"], "content": m["content"]})
+        return msgs
+    raise TypeError(f"a prompt is a string or a non-empty list of chat messages, got {type(prompt).__name__}")
+
+
+def _seeds(seed: int | Sequence[int], n_prompts: int) -> list[int]:
+    if isinstance(seed, int):
+        return [seed] * n_prompts
+    seeds = list(seed)
+    if len(seeds) != n_prompts:
+        raise ValueError(f"got {len(seeds)} seeds for {n_prompts} prompts")
+    return [int(s) for s in seeds]
+
+
+class LanguageModel(ABC):
+    """Base class of all backends. Subclasses set ``backend`` and ``model_name`` and implement
+    ``fingerprint``, ``_generate`` and (when they can) ``_score``. Configuration lives in plain
+    attributes; runtime state (loaded weights, HTTP clients) in attributes whose names start with
+    ``_``, which pickling drops and the backend reloads lazily."""
+
+    backend: str = "abstract"
+    model_name: str = ""
+    cache: DiskCache | None = None
+
+    # ---- to implement -------------------------------------------------------------------------
+    @abstractmethod
+    def fingerprint(self) -> str:
+        """Identity of the model weights/endpoint (e.g. file hash or Hub revision): changes it, misses the cache."""
+
+    @abstractmethod
+    def _generate(self, prompts: list, params: GenerationParams, seeds: list[int]) -> list[list[str | None]]:
+        """Generate ``params.n`` continuations per prompt. A failed prompt yields ``None`` entries."""
+
+    def _score(self, prompts: list, choices: list[list[str]]) -> list[list[float]]:
+        """Log-probability of each choice as the continuation of its prompt."""
+        raise NotImplementedError(f"backend {self.backend!r} cannot score choices (no log-probabilities)")
+
+    @property
+    def supports_scoring(self) -> bool:
+        return type(self)._score is not LanguageModel._score
+
+    # ---- public, cached -----------------------------------------------------------------------
+    def describe(self) -> dict[str, Any]:
+        """What goes into reports: backend, model and fingerprint."""
+        return {"backend": self.backend, "model": self.model_name, "fingerprint": self.fingerprint()}
+
+    def _cache(self) -> DiskCache:
+        if self.cache is None:
+            self.cache = DiskCache("llm")
+        return self.cache
+
+    def generate(
+        self,
+        prompts: Sequence[Prompt],
+        max_new_tokens: int = 256,
+        temperature: float = 0.0,
+        top_p: float = 1.0,
+        n: int = 1,
+        seed: int | Sequence[int] = 0,
+        stop: Sequence[str] = (),
+        banned_phrases: Sequence[str] = (),
+        on_error: str = "raise",
+    ) -> list[list[str | None]]:
+        """``n`` completions for each prompt (a list of ``n`` strings per prompt).
+
+        ``seed`` is one int or one per prompt (use the record index). With ``on_error="none"`` a
+        prompt the backend could not answer yields ``None`` entries (never cached); with
+        ``"raise"`` an :class:`LLMError` names the first failed prompt.
+        """
+        if on_error not in ("raise", "none"):
+            raise ValueError("on_error must be 'raise' or 'none'")
+        norm = [normalize_prompt(p) for p in prompts]
+        params = GenerationParams(max_new_tokens, float(temperature), float(top_p), int(n), tuple(stop), tuple(banned_phrases))
+        if params.n < 1:
+            raise ValueError("n must be >= 1")
+        seeds = _seeds(seed, len(norm))
+        fp = self.fingerprint()
+        keys = [
+            content_hash("generate", self.backend, fp, p, params.key(), None if params.greedy else s)
+            for p, s in zip(norm, seeds)
+        ]
+        cache = self._cache()
+        hit = cache.get_many(set(keys))
+        todo = [i for i, k in enumerate(keys) if k not in hit]
+        # identical prompts in one call are computed once
+        first: dict[str, int] = {}
+        uniq = [i for i in todo if first.setdefault(keys[i], i) == i]
+        if uniq:
+            logger.debug("%s: %d cached, %d to generate", self.model_name, len(norm) - len(todo), len(uniq))
+            outs = self._generate([norm[i] for i in uniq], params, [seeds[i] for i in uniq])
+            fresh = {}
+            for i, out in zip(uniq, outs):
+                out = list(out)
+                if len(out) != params.n:
+                    raise LLMError(f"backend returned {len(out)} samples for prompt {i}, expected {params.n}")
+                if any(o is None for o in out):
+                    if on_error == "raise":
+                        raise LLMError(f"{self.backend}:{self.model_name} failed on prompt {i}")
+                    hit[keys[i]] = out
+                    continue
+                fresh[keys[i]] = out
+                hit[keys[i]] = out
+            cache.set_many(fresh)
+        return [list(hit[k]) for k in keys]
+
+    def score(self, prompts: Sequence[Prompt], choices: Sequence[str] | Sequence[Sequence[str]]) -> list[list[float]]:
+        """Log-probability of each choice as the continuation of each prompt.
+
+        ``choices`` is one list shared by every prompt, or one list per prompt.
+        """
+        norm = [normalize_prompt(p) for p in prompts]
+        if choices and all(isinstance(c, str) for c in choices):
+            per_prompt = [list(choices)] * len(norm)
+        else:
+            per_prompt = [list(c) for c in choices]
+            if len(per_prompt) != len(norm):
+                raise ValueError(f"got {len(per_prompt)} choice lists for {len(norm)} prompts")
+        if any(not c for c in per_prompt):
+            raise ValueError("every prompt needs at least one choice")
+        fp = self.fingerprint()
+        keys = [content_hash("score", self.backend, fp, p, c) for p, c in zip(norm, per_prompt)]
+        cache = self._cache()
+        hit = cache.get_many(set(keys))
+        first: dict[str, int] = {}
+        uniq = [i for i, k in enumerate(keys) if k not in hit and first.setdefault(k, i) == i]
+        if uniq:
+            outs = self._score([norm[i] for i in uniq], [per_prompt[i] for i in uniq])
+            fresh = {keys[i]: [float(x) for x in out] for i, out in zip(uniq, outs)}
+            cache.set_many(fresh)
+            hit.update(fresh)
+        return [list(hit[k]) for k in keys]
+
+    def __getstate__(self) -> dict:
+        """Only the configuration travels (to ``datasets.map`` workers and the fingerprint hasher)."""
+        return {k: v for k, v in self.__dict__.items() if not k.startswith("_")}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)

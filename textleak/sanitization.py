@@ -1,0 +1,109 @@
+"""The base of every sanitizer: a callable that ``datasets.map`` can batch, hash and parallelise.
+
+Rules it enforces (see ``../shared/specs/hf-evaluate-datasets-conventions.md`` section 4):
+
+- configuration in ``__init__``, no work there; models load lazily on first call;
+- pickled state is the plain config plus ``VERSION`` and the package version, so ``Hasher.hash`` is
+  stable across processes and changes when config or version changes;
+- randomness is seeded per record from its index (``with_indices=True``) or, when no index is
+  given, from the record's content, never from global RNG state;
+- a failure is written to the status column, never hidden by passing the original text through.
+
+Usage::
+
+    ds = ds.map(Sanitizer(...), batched=True, input_columns="text", with_indices=True)
+    sanitizer("one text")            # -> {"sanitized": "...", "sanitize_status": "ok"}
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from textleak._version import __version__
+
+logger = logging.getLogger(__name__)
+
+STATUS_OK = "ok"
+
+
+@dataclass
+class SanitizeResult:
+    """One record's output. ``text`` is None when sanitization failed; ``status`` says why."""
+
+    text: str | None
+    status: str = STATUS_OK
+
+
+def record_seed(base_seed: int, index: int | None, text: str) -> int:
+    """A 63-bit seed for one record: from its index when known, else from its content."""
+    tag = f"{base_seed}:idx:{index}" if index is not None else f"{base_seed}:txt:{text}"
+    return int.from_bytes(hashlib.sha256(tag.encode("utf-8")).digest()[:8], "big") >> 1
+
+
+class Sanitizer:
+    """Subclasses set ``name`` and ``VERSION`` and implement :meth:`sanitize_batch`.
+
+    Every constructor argument must be stored under the same attribute name (scikit-learn style), so
+    :meth:`get_config` and the pickled state are exactly the configuration. Attributes whose names
+    start with ``_`` are runtime state (models, clients) and are dropped when pickling.
+    """
+
+    name: str = "base"
+    VERSION: str = "1"
+
+    def __init__(self, output_column: str = "sanitized", status_column: str = "sanitize_status", seed: int = 0):
+        self.output_column = output_column
+        self.status_column = status_column
+        self.seed = seed
+
+    # ---- to implement ------------------------------------------------------------------------
+    def sanitize_batch(self, texts: list[str], seeds: list[int]) -> list[SanitizeResult]:
+        raise NotImplementedError
+
+    # ---- the map-facing call -----------------------------------------------------------------
+    def __call__(self, texts: "str | Sequence[str]", indices: "int | Sequence[int] | None" = None) -> dict[str, Any]:
+        single = isinstance(texts, str) or texts is None
+        batch = [texts] if single else list(texts)
+        if indices is None:
+            idx: list[int | None] = [None] * len(batch)
+        else:
+            idx = [indices] if isinstance(indices, int) else list(indices)
+            if len(idx) != len(batch):
+                raise ValueError(f"{len(idx)} indices for {len(batch)} texts")
+        for i, (t, j) in enumerate(zip(batch, idx)):
+            if not isinstance(t, str):
+                where = f"record {j}" if j is not None else f"batch position {i}"
+                raise TypeError(f"{self.name}: {where} is {type(t).__name__}, expected a string")
+        seeds = [record_seed(self.seed, j, t) for t, j in zip(batch, idx)]
+        results = self.sanitize_batch(batch, seeds)
+        if len(results) != len(batch):
+            raise RuntimeError(f"{self.name} returned {len(results)} results for {len(batch)} texts")
+        failed = sum(r.status != STATUS_OK for r in results)
+        if failed:
+            logger.warning("%s: %d of %d records failed (see column %r)", self.name, failed, len(batch), self.status_column)
+        out = {self.output_column: [r.text for r in results], self.status_column: [r.status for r in results]}
+        if single:
+            return {k: v[0] for k, v in out.items()}
+        return out
+
+    # ---- config, hashing ---------------------------------------------------------------------
+    def get_config(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if not k.startswith("_")}
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {
+            "config": self.get_config(),
+            "sanitizer": f"{type(self).__module__}.{type(self).__qualname__}",
+            "version": self.VERSION,
+            "textleak": __version__,
+        }
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state["config"])
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.get_config().items())
+        return f"{type(self).__name__}({args})"
