@@ -1,0 +1,1 @@
+"""Datasets in one schema (builders, loaders) and the bundled demo data."""
