@@ -55,3 +55,63 @@ def read_medqa_jsonl(path: str | Path) -> Iterator[dict[str, Any]]:
     with open(path, encoding="utf-8") as f:
         for i, line in enumerate(l for l in f if l.strip()):
             yield medqa_record(json.loads(line), i)
+
+
+# ---- the dataset builder (additive: the functions above stay the contract) -------------------------
+import datasets as _hf_datasets  # noqa: E402
+
+from textleak.data._builder import TextleakBuilder, TextleakConfig, read_rows  # noqa: E402
+
+MEDQA_OPTION_KEYS = ("A", "B", "C", "D")
+
+
+class MedQA(TextleakBuilder):
+    """MedQA (USMLE, 4 options) in the project's schema: ``id``, ``text`` (the patient profile, i.e.
+    the vignette without its final question sentence), ``question``, ``options`` {A..D},
+    ``answer_idx``, ``answer``.
+
+    Sources: Hub ``GBaker/MedQA-USMLE-4-options`` (train 10,178 / test 1,273); local MedQA JSONL
+    (``data_dir`` with ``train.jsonl``/``dev.jsonl``/``test.jsonl``, or ``data_files``); the bundled
+    fixture (config ``fixture``). Records with other than the four options A-D are an error naming the
+    record: seed 000 uses the 4-option set.
+    """
+
+    NAME = "medqa"
+    VERSION = _hf_datasets.Version("1.0.0")
+    DESCRIPTION = "MedQA USMLE 4-option questions; text = the patient profile (vignette without the question sentence)."
+    HOMEPAGE = "https://github.com/jind11/MedQA"
+    LICENSE = "MIT (MedQA)"
+    CITATION = "Jin et al. 2021, What disease does this patient have? A large-scale open domain question answering dataset from medical exams."
+    BUILDER_CONFIGS = [
+        TextleakConfig(name="default", version=VERSION, hub_repo="GBaker/MedQA-USMLE-4-options",
+                       description="the 4-option MedQA set"),
+        TextleakConfig(name="fixture", version=VERSION, source="fixture",
+                       description="8 invented vignettes bundled with textleak, for tests and demos"),
+    ]
+    FIXTURES = {"train": "medqa_train.jsonl", "test": "medqa_test.jsonl"}
+    LOCAL_PATTERNS = {"train": ["train.jsonl", "*train*.jsonl"], "validation": ["dev.jsonl", "*dev*.jsonl"],
+                      "test": ["test.jsonl", "*test*.jsonl"]}
+    HUB_SPLITS = {"train": "train", "test": "test"}
+
+    def _features(self) -> _hf_datasets.Features:
+        return _hf_datasets.Features({
+            "id": _hf_datasets.Value("string"),
+            "text": _hf_datasets.Value("string"),
+            "question": _hf_datasets.Value("string"),
+            "options": {k: _hf_datasets.Value("string") for k in MEDQA_OPTION_KEYS},
+            "answer_idx": _hf_datasets.Value("string"),
+            "answer": _hf_datasets.Value("string"),
+        })
+
+    def read_file(self, path: str):
+        return read_rows(path)
+
+    def to_record(self, raw: dict[str, Any], index: int, split: str) -> dict[str, Any]:
+        rec = medqa_record(raw, index)
+        if "id" not in raw and "realidx" not in raw:
+            rec["id"] = f"{split}-{index}"
+        if tuple(rec["options"]) != MEDQA_OPTION_KEYS:
+            raise ValueError(f"MedQA record {rec['id']} has options {sorted(rec['options'])}, expected A-D")
+        if rec["answer_idx"] not in MEDQA_OPTION_KEYS:
+            raise ValueError(f"MedQA record {rec['id']} has answer_idx {rec['answer_idx']!r}, expected one of A-D")
+        return rec
