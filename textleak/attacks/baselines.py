@@ -1,0 +1,190 @@
+"""Baseline reconstruction attacks: embedding inversion, inversion BERT, mask-token inference.
+
+- ``embedding_inversion`` (Qu et al. 2021): the candidate original nearest to y in embedding space
+  among those that can produce y. y itself is always such a candidate, so this predicts y: its ASR
+  is the fraction of targets the sanitizer left unchanged (as in Tong et al.'s code).
+- ``inversion_bert`` (after Kugler et al. 2021): ``mode="contextual"`` (default) fine-tunes a token
+  classifier on shadow sanitizations to read the sanitized sentence and predict each sensitive
+  position's original word. ``mode="token_only"`` is what Tong et al.'s code trains (one classifier
+  per output type y on the isolated token y, pitfall 24): that model can at best learn the majority
+  original of y in the shadow data, so it is computed exactly as that majority vote, without a model.
+- ``mask_inference`` (Yue et al. 2021): replace the target by ``[MASK]`` in the sanitized sentence
+  and take a masked LM's top-1 word (papers: pretrained ``bert-base-uncased``, no fine-tuning).
+  The offline encoder ships without an MLM head, so ``fit_steps`` > 0 first fits the MLM on the
+  shadow originals (say so when reporting). Targets whose original is not a single vocabulary
+  token cannot be predicted and count as failures (reported as ``unrepresentable``).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter, defaultdict
+
+import numpy as np
+
+from textleak.attacks.base import Attack, AttackData
+from textleak.attacks.models import device_of, load_encoder, train
+from textleak.registry import attacks
+
+logger = logging.getLogger(__name__)
+
+
+@attacks.register("embedding_inversion")
+class EmbeddingInversion(Attack):
+    name = "embedding_inversion"
+
+    def predict(self, data: AttackData) -> list[str]:
+        mech = data.mechanism
+        guesses = []
+        vectors = mech.embeddings
+        for y in data.target_outputs():
+            lk = mech.likelihoods(y)
+            if lk is None or len(lk.ids) == 0:
+                guesses.append(y)
+                continue
+            cands = [mech.words[i] for i in lk.ids]
+            yv = vectors.vectors[vectors.index[mech.key(y)]]
+            cv = vectors.vectors[[vectors.index[c] for c in cands]]
+            d = np.linalg.norm(cv - yv, axis=1)
+            guesses.append(cands[int(np.argmin(d))])
+        return guesses
+
+
+@attacks.register("inversion_bert")
+class InversionBert(Attack):
+    name = "inversion_bert"
+
+    def __init__(self, mode: str = "contextual", model: str = "default", epochs: int = 2, batch_size: int = 32,
+                 lr: float = 1e-4, max_length: int = 128, seed: int = 0):
+        if mode not in ("contextual", "token_only"):
+            raise ValueError(f"mode must be 'contextual' or 'token_only', got {mode!r}")
+        self.mode = mode
+        self.model = model
+        self.epochs = epochs
+        self.batch_size = batch_size
+        self.lr = lr
+        self.max_length = max_length
+        self.seed = seed
+
+    def _training_examples(self, data: AttackData):
+        mech = data.mechanism
+        for original, sanitizations in zip(data.shadow_original, data.shadow_sanitized()):
+            for sanitized, flags in sanitizations:
+                yield [mech.key(t) for t in original], sanitized, flags
+
+    def predict(self, data: AttackData) -> list[str]:
+        if self.mode == "token_only":
+            votes: dict[str, Counter] = defaultdict(Counter)
+            for original, sanitized, flags in self._training_examples(data):
+                for o, s, f in zip(original, sanitized, flags):
+                    if f:
+                        votes[s][o] += 1
+            # no shadow evidence for y: guess y (what a classifier with no training data cannot beat)
+            return [votes[y].most_common(1)[0][0] if votes.get(y) else y for y in data.target_outputs()]
+        return self._contextual(data)
+
+    def _contextual(self, data: AttackData) -> list[str]:
+        import torch
+
+        examples = list(self._training_examples(data))
+        classes = sorted({o for original, _, flags in examples for o, f in zip(original, flags) if f})
+        if not classes:
+            raise ValueError("inversion_bert: the shadow sanitizations contain no sensitive token to learn from")
+        class_of = {c: i for i, c in enumerate(classes)}
+        tokenizer, model = load_encoder(self.model, "token", len(classes), self.seed)
+
+        def encode(word_lists, label_lists=None):
+            enc = tokenizer(word_lists, is_split_into_words=True, truncation=True, max_length=self.max_length,
+                            padding=True, return_tensors="pt")
+            if label_lists is None:
+                return enc, None
+            labels = torch.full(enc["input_ids"].shape, -100)
+            for b, lab in enumerate(label_lists):
+                seen = set()
+                for t, w in enumerate(enc.word_ids(b)):
+                    if w is not None and w not in seen:
+                        seen.add(w)
+                        labels[b, t] = lab[w]
+            return enc, labels
+
+        rows = [(sanitized, [class_of[o] if f else -100 for o, f in zip(original, flags)])
+                for original, sanitized, flags in examples]
+
+        def batches(rng):
+            order = rng.permutation(len(rows))
+            for s in range(0, len(order), self.batch_size):
+                chunk = [rows[i] for i in order[s:s + self.batch_size]]
+                enc, labels = encode([r[0] for r in chunk], [r[1] for r in chunk])
+                yield {**enc, "labels": labels}
+
+        train(model, batches, self.epochs, self.lr, self.seed, desc="inversion BERT")
+        guesses: list[str] = []
+        with torch.no_grad():
+            for s in range(0, len(data.targets), 64):
+                chunk = data.targets[s:s + 64]
+                enc, _ = encode([data.private_sanitized[r] for r, _ in chunk])
+                logits = model(**enc.to(device_of(model))).logits
+                for b, (r, i) in enumerate(chunk):
+                    tok = next((t for t, w in enumerate(enc.word_ids(b)) if w == i), None)
+                    guesses.append(data.private_sanitized[r][i] if tok is None else classes[int(logits[b, tok].argmax())])
+        return guesses
+
+
+@attacks.register("mask_inference")
+class MaskInference(Attack):
+    name = "mask_inference"
+
+    def __init__(self, model: str = "default", fit_steps: int = 0, batch_size: int = 32, lr: float = 1e-4,
+                 max_length: int = 64, seed: int = 0):
+        self.model = model
+        self.fit_steps = fit_steps
+        self.batch_size = batch_size
+        self.lr = lr
+        self.max_length = max_length
+        self.seed = seed
+        self.unrepresentable = 0
+
+    def _fit(self, tokenizer, model, data: AttackData) -> None:
+        import torch
+        from transformers import DataCollatorForLanguageModeling
+
+        texts = [" ".join(t) for t in data.shadow_original if t]
+        if not texts:
+            raise ValueError("mask_inference: fit_steps > 0 needs shadow originals")
+        collator = DataCollatorForLanguageModeling(tokenizer, mlm_probability=0.15, return_tensors="pt")
+        torch.manual_seed(self.seed)
+
+        def batches(rng):
+            for _ in range(self.fit_steps):
+                idx = rng.choice(len(texts), size=min(self.batch_size, len(texts)), replace=False)
+                enc = [tokenizer(texts[i], truncation=True, max_length=self.max_length) for i in idx]
+                yield dict(collator(enc))
+
+        train(model, batches, 1, self.lr, self.seed, desc="MLM fit on shadow originals")
+
+    def predict(self, data: AttackData) -> list[str]:
+        import torch
+
+        tokenizer, model = load_encoder(self.model, "mlm", seed=self.seed)
+        if self.fit_steps:
+            self._fit(tokenizer, model, data)
+        model.eval()
+        vocab = tokenizer.get_vocab()
+        lower = bool(getattr(tokenizer, "do_lower_case", False))
+        self.unrepresentable = sum(
+            (o.lower() if lower else o) not in vocab for o in data.target_originals())
+        guesses: list[str] = []
+        with torch.no_grad():
+            for s in range(0, len(data.targets), self.batch_size):
+                chunk = data.targets[s:s + self.batch_size]
+                texts = [" ".join(data.private_sanitized[r][:i] + [tokenizer.mask_token] + data.private_sanitized[r][i + 1:])
+                         for r, i in chunk]
+                enc = tokenizer(texts, truncation=True, max_length=self.max_length, padding=True, return_tensors="pt")
+                logits = model(**enc.to(device_of(model))).logits
+                for b in range(len(chunk)):
+                    where = (enc["input_ids"][b] == tokenizer.mask_token_id).nonzero()
+                    if len(where) == 0:  # the mask fell beyond max_length: no guess, a failure
+                        guesses.append("")
+                        continue
+                    guesses.append(tokenizer.convert_ids_to_tokens(int(logits[b, int(where[0])].argmax())))
+        return guesses

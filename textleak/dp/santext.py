@@ -1,0 +1,195 @@
+"""SANTEXT and SANTEXT+ (Yue et al. 2021): the exponential mechanism over Euclidean embedding distance.
+
+    Pr(y | x) = exp(-(eps/2) d(x, y)) / sum_{y' in V_S} exp(-(eps/2) d(x, y'))        for y in V_S
+
+SANTEXT+ (``p`` < 1 or ``sensitive_fraction`` < 1): sensitive words (the least frequent fraction w of
+the corpus vocabulary) are always resampled over V_S; a non-sensitive word is resampled with
+probability p and kept otherwise, so for x in V_N: Pr(y|x) = p Pr_em(y|x) for y in V_S and
+Pr(x|x) = 1 - p. SANTEXT is ``sensitive_fraction=1``: every embedded word is sensitive, V_S = V.
+
+Guarantee: for sensitive inputs x, x' and every output y, Pr(y|x) <= exp(eps d(x, x')) Pr(y|x')
+(metric DP). A kept non-sensitive word has no such guarantee (it is released with probability 1-p).
+
+Differences from the released code (``SanText:run_SanText.py``), all named options here:
+
+- the sensitive set has ``int(w |vocab|)`` words; the code takes one more (``off_by_one=True``);
+- out-of-vocabulary words are kept (``oov_policy="keep"``, Tong et al.'s fork); the original replaces
+  them by a uniform draw from the corpus word list (``oov_policy="uniform"``);
+- randomness comes from one generator per record, not from forked global RNGs;
+- the |V| x |V_S| matrix is never materialised: rows are computed in chunks and the normalisers once.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Sequence
+
+import numpy as np
+
+from textleak.dp.base import Likelihoods, WordMechanism, merge_counts, searchsorted_rows
+
+logger = logging.getLogger(__name__)
+
+_CHUNK = 512
+
+
+def _sq_norms(m: np.ndarray) -> np.ndarray:
+    return np.einsum("ij,ij->i", m, m)
+
+
+def euclidean(a: np.ndarray, b: np.ndarray, b_sq: np.ndarray | None = None) -> np.ndarray:
+    """Pairwise Euclidean distances in float64 (clipped at 0 against rounding)."""
+    b_sq = _sq_norms(b) if b_sq is None else b_sq
+    d2 = _sq_norms(a)[:, None] + b_sq[None, :] - 2.0 * (a @ b.T)
+    return np.sqrt(np.maximum(d2, 0.0))
+
+
+class SanTextMechanism(WordMechanism):
+    name = "santext+"
+
+    def __init__(
+        self,
+        embeddings,
+        vocab_counts: Sequence[tuple[str, int]],
+        epsilon: float,
+        p: float = 0.3,
+        sensitive_fraction: float = 0.9,
+        oov_policy: str = "keep",
+        off_by_one: bool = False,
+        tokenizer: str = "regex",
+    ):
+        super().__init__(embeddings, epsilon, tokenizer)
+        if not 0.0 <= p <= 1.0:
+            raise ValueError(f"p must be in [0, 1], got {p}")
+        if not 0.0 <= sensitive_fraction <= 1.0:
+            raise ValueError(f"sensitive_fraction must be in [0, 1], got {sensitive_fraction}")
+        if oov_policy not in ("keep", "uniform"):
+            raise ValueError(f"oov_policy must be 'keep' or 'uniform', got {oov_policy!r}")
+        self.p = float(p)
+        self.sensitive_fraction = float(sensitive_fraction)
+        self.oov_policy = oov_policy
+        self.name = "santext" if sensitive_fraction >= 1.0 else "santext+"
+        counts = merge_counts(vocab_counts, self.key)
+        if not counts:
+            raise ValueError("SANTEXT needs corpus word counts (fit the sanitizer on a corpus first)")
+        self.corpus_words = [w for w, _ in counts]
+        n_sensitive = int(self.sensitive_fraction * len(counts)) + (1 if off_by_one else 0)
+        n_sensitive = min(n_sensitive, len(counts))
+        sensitive_words = set(self.corpus_words[len(counts) - n_sensitive:])
+        # V: corpus words with a vector (and that re-tokenise to themselves, so outputs can be re-read)
+        self.words = [w for w in self.corpus_words if w in embeddings and self.tokenizer.is_single_token(w)]
+        self.index = {w: i for i, w in enumerate(self.words)}
+        self.counts = np.asarray([dict(counts)[w] for w in self.words], dtype=np.int64)
+        self.sensitive_mask = np.asarray([w in sensitive_words for w in self.words], dtype=bool)
+        self.sensitive_ids = np.nonzero(self.sensitive_mask)[0]
+        if len(self.sensitive_ids) == 0:
+            raise ValueError("no sensitive word has an embedding: raise sensitive_fraction or check the vocabulary")
+        rows = np.asarray([embeddings.index[w] for w in self.words], dtype=np.int64)
+        self.vectors = embeddings.vectors[rows].astype(np.float64)
+        self.sensitive_vectors = self.vectors[self.sensitive_ids]
+        self._sensitive_sq = _sq_norms(self.sensitive_vectors)
+        self._col_of = np.full(len(self.words), -1, dtype=np.int64)
+        self._col_of[self.sensitive_ids] = np.arange(len(self.sensitive_ids))
+        self._log_norm: np.ndarray | None = None
+
+    # ---- exponential mechanism ----------------------------------------------------------------
+    def _scores(self, x_ids: np.ndarray) -> np.ndarray:
+        """-(eps/2) d(x, y) for the rows x_ids and every sensitive y."""
+        return -0.5 * self.epsilon * euclidean(self.vectors[x_ids], self.sensitive_vectors, self._sensitive_sq)
+
+    @property
+    def log_normalizers(self) -> np.ndarray:
+        """log sum_{y in V_S} exp(-(eps/2) d(x, y)) for every x in V, computed once in chunks."""
+        if self._log_norm is None:
+            out = np.empty(len(self.words))
+            for start in range(0, len(self.words), _CHUNK):
+                ids = np.arange(start, min(start + _CHUNK, len(self.words)))
+                s = self._scores(ids)
+                m = s.max(axis=1)
+                out[ids] = m + np.log(np.exp(s - m[:, None]).sum(axis=1))
+            self._log_norm = out
+        return self._log_norm
+
+    def em_rows(self, x_ids: np.ndarray) -> np.ndarray:
+        """The exponential-mechanism rows Pr_em(. | x) over V_S (columns in ``sensitive_ids`` order)."""
+        s = self._scores(np.asarray(x_ids))
+        m = s.max(axis=1, keepdims=True)
+        e = np.exp(s - m)
+        return e / e.sum(axis=1, keepdims=True)
+
+    def is_sensitive_id(self, ids: np.ndarray) -> np.ndarray:
+        return self.sensitive_mask[ids]
+
+    def likelihood_matrix(self, y_ids: np.ndarray) -> np.ndarray:
+        """Pr(y | x') for many outputs at once: shape (len(y_ids), |V|). Used by the attacks."""
+        y_ids = np.asarray(y_ids, dtype=np.int64)
+        out = np.zeros((len(y_ids), len(self.words)))
+        sens = self.sensitive_mask[y_ids]
+        if sens.any():
+            ys = y_ids[sens]
+            d = euclidean(self.vectors[ys], self.vectors)  # (n_y, |V|), symmetric distance
+            em = np.exp(-0.5 * self.epsilon * d - self.log_normalizers[None, :])
+            em[:, ~self.sensitive_mask] *= self.p
+            out[sens] = em
+        # a kept non-sensitive word: only itself produced it (probability 1 - p)
+        rows = np.nonzero(~sens)[0]
+        out[rows, y_ids[~sens]] = 1.0 - self.p
+        # a sensitive input y can also be "kept" only by being redrawn (already in em); nothing else
+        return out
+
+    def likelihoods(self, y: str) -> Likelihoods | None:
+        yi = self.word_id(y)
+        if yi < 0:
+            return None
+        col = self.likelihood_matrix(np.asarray([yi]))[0]
+        ids = np.nonzero(col > 0)[0]
+        return Likelihoods(ids, col[ids])
+
+    # ---- sampling -----------------------------------------------------------------------------
+    def _sample_ids(self, ids: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
+        out = ids.copy()
+        redraw = self.sensitive_mask[ids] | (uniforms[:, 0] < self.p)
+        xs = ids[redraw]
+        if len(xs) == 0:
+            return out
+        uniq, inv = np.unique(xs, return_inverse=True)
+        drawn = np.empty(len(xs), dtype=np.int64)
+        u = uniforms[redraw, 1]
+        for start in range(0, len(uniq), _CHUNK):
+            stop = min(start + _CHUNK, len(uniq))
+            cdf = np.cumsum(self.em_rows(uniq[start:stop]), axis=1)
+            cdf /= cdf[:, -1:]
+            sel = (inv >= start) & (inv < stop)
+            drawn[sel] = searchsorted_rows(cdf, inv[sel] - start, u[sel])
+        out[redraw] = self.sensitive_ids[drawn]
+        return out
+
+    def _sample_oov(self, tokens: list[str], uniforms: np.ndarray) -> list[str]:
+        if self.oov_policy == "keep":
+            return list(tokens)
+        picks = np.minimum((uniforms[:, 1] * len(self.corpus_words)).astype(np.int64), len(self.corpus_words) - 1)
+        return [self.corpus_words[i] for i in picks]
+
+    def describe(self) -> dict:
+        d = super().describe()
+        d.update(p=self.p, sensitive_fraction=self.sensitive_fraction, n_sensitive=int(len(self.sensitive_ids)),
+                 oov_policy=self.oov_policy)
+        return d
+
+
+def santext_loop_reference(mech: SanTextMechanism, tokens: list[str], rng: np.random.Generator) -> list[str]:
+    """A straightforward per-token implementation (one probability row per token, ``rng.choice``),
+    kept only as the speed baseline in ``benchmarks/dp_speed.py`` and as a cross-check in tests."""
+    out = []
+    for t in tokens:
+        i = mech.word_id(t)
+        if i < 0:
+            out.append(t)
+            continue
+        if mech.sensitive_mask[i] or rng.random() < mech.p:
+            d = np.sqrt(((mech.sensitive_vectors - mech.vectors[i]) ** 2).sum(axis=1))
+            w = np.exp(-0.5 * mech.epsilon * (d - d.min()))
+            out.append(mech.words[mech.sensitive_ids[rng.choice(len(w), p=w / w.sum())]])
+        else:
+            out.append(t)
+    return out

