@@ -123,3 +123,36 @@ class Sanitizer:
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.get_config().items())
         return f"{type(self).__name__}({args})"
+
+
+# ---- by name (used by `textleak sanitize` and `textleak evaluate --sanitizer`) ----------------------
+def create_sanitizer(name: str, llm: "str | None" = None, **options: Any) -> Sanitizer:
+    """A registered sanitizer by name (``textleak.sanitizers`` entry points), configured by ``options``.
+
+    ``llm`` is passed only to sanitizers that take one; giving it to one that does not is an error.
+    """
+    import inspect
+
+    from textleak.registry import sanitizers as registry
+
+    cls = registry.get(name)
+    params = inspect.signature(cls).parameters
+    if llm is not None:
+        if "llm" not in params:
+            raise ValueError(f"sanitizer {name!r} does not use an LLM (--llm given)")
+        options["llm"] = llm
+    unknown = sorted(k for k in options if k not in params)
+    if unknown and not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        raise ValueError(f"sanitizer {name!r} has no option(s) {unknown}; options: {sorted(k for k in params if k != 'self')}")
+    return cls(**options)
+
+
+def apply_sanitizer(dataset: Any, sanitizer: Sanitizer, text_column: str = "text", num_proc: int | None = None,
+                    batch_size: int = 64, load_from_cache_file: bool | None = None) -> Any:
+    """``dataset.map`` with the sanitizer: batched, index-seeded, input column kept, a progress bar."""
+    if text_column not in dataset.column_names:
+        raise KeyError(f"no column {text_column!r} in the dataset; columns: {dataset.column_names}")
+    return dataset.map(
+        sanitizer, batched=True, batch_size=batch_size, input_columns=text_column, with_indices=True,
+        num_proc=num_proc, load_from_cache_file=load_from_cache_file, desc=f"sanitize ({sanitizer.name})",
+    )

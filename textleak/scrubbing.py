@@ -78,12 +78,15 @@ SPACY_TO_PRESIDIO = {
     "TIME": "DATE_TIME",
 }
 
+#: spaCy labels that are not PII (Presidio's ``conf/default.yaml`` ignores them too).
+SPACY_LABELS_IGNORED = ("CARDINAL", "EVENT", "LANGUAGE", "LAW", "MONEY", "ORDINAL", "PERCENT", "PRODUCT", "QUANTITY", "WORK_OF_ART")
+
 #: Regexes of the AGE recognizer (case-insensitive): "62-year-old", "a 3 month old", "aged 45",
 #: "45 years of age", "age 45", "45 y/o", "45yo".
 AGE_PATTERNS: tuple[tuple[str, str, float], ...] = (
-    ("age (n-unit-old)", r"\b\d{1,3}(?:\.\d)?[- ](?:year|yr|month|week|day)s?[- ]old\b", 0.85),
+    ("age (n-unit-old)", r"\b\d{1,3}(?:\.\d)?[- ](?:year|yr|month|week|day)s?[- ]old\b", 0.9),
     ("age (aged n)", r"\baged?\s+\d{1,3}\b", 0.75),
-    ("age (n years of age)", r"\b\d{1,3}\s+(?:years?|yrs?)\s+(?:of\s+age|old)\b", 0.85),
+    ("age (n years of age)", r"\b\d{1,3}\s+(?:years?|yrs?)\s+(?:of\s+age|old)\b", 0.9),
     ("age (n y/o)", r"\b\d{1,3}\s*(?:y/?o|yo)\b", 0.75),
 )
 
@@ -191,7 +194,9 @@ class PresidioEngine:
         logger.info("Presidio: loading spaCy model %s", name)
         nlp_engine = SpacyNlpEngine(
             models=[{"lang_code": self.language, "model_name": name}],
-            ner_model_configuration=NerModelConfiguration(model_to_presidio_entity_mapping=dict(SPACY_TO_PRESIDIO)),
+            ner_model_configuration=NerModelConfiguration(
+                model_to_presidio_entity_mapping=dict(SPACY_TO_PRESIDIO), labels_to_ignore=list(SPACY_LABELS_IGNORED)
+            ),
         )
         # load the model ourselves: SpacyNlpEngine.load() would try spacy.cli.download on a miss
         nlp_engine.nlp = {self.language: spacy.load(name)}
