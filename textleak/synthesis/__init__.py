@@ -1,0 +1,13 @@
+"""Synthesis by fine-tuning, with and without DP-SGD (Yue et al. 2023; seed 000 appendix A.2).
+
+- :mod:`~textleak.synthesis.control_codes`: templates over record fields (paper / release / none);
+- :mod:`~textleak.synthesis.training`: tokenization with masked control codes, LoRA/full fine-tuning
+  with ``accelerate``, :func:`~textleak.synthesis.training.train_causal_lm`;
+- :mod:`~textleak.synthesis.dp`: opacus DP-SGD (Poisson sampling, per-record clipping, noise
+  calibrated to a target epsilon, the accountant's report);
+- :mod:`~textleak.synthesis.generation`: seeded, batch-invariant generation from control codes;
+- :mod:`~textleak.synthesis.callback`: ``LeakageCallback`` for any Hugging Face ``Trainer``;
+- :mod:`~textleak.synthesis.synthesizer`: ``SyntheticData`` (fit / generate / privacy_report).
+
+Submodules import torch and transformers; import them directly.
+"""

@@ -1,0 +1,253 @@
+"""DP-SGD through opacus: Poisson sampling, per-record clipping, noise calibrated to a target epsilon.
+
+Follows Yue et al. (2023) / microsoft dp-transformers: delta defaults to 1/N (seed 000 does not
+state its delta, so this default is ours, taken from dp-transformers), the PRV accountant by default
+(``"rdp"`` and ``"gdp"`` are options), flat clipping at ``max_grad_norm=1.0``.
+
+The calibration is done here rather than by ``make_private_with_epsilon`` so the sampling rate is
+exactly q = batch_size / N and the step count is the one the loop will run: opacus derives its own
+rate as 1 / len(data_loader), which differs from batch_size / N whenever N is not a multiple of the
+batch size. The accountant hook is attached with the same q, so the reported epsilon is the
+accountant's for the steps actually taken.
+
+Layer support (opacus 1.6 with transformers 5 and peft 0.21): with LoRA only the adapters' plain
+``nn.Linear`` layers are trainable, which opacus's hook-based per-sample gradients support. Full
+fine-tuning works too: layers opacus has no grad sampler for (GPT-2's ``Conv1D``, Gemma 3's
+``Gemma3RMSNorm`` and scaled embedding) fall back to opacus's functorch path, which is slower.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import torch
+
+logger = logging.getLogger(__name__)
+
+ACCOUNTANTS = ("prv", "rdp", "gdp")
+# The opacus internals used here (DPOptimizer.grad_samples / p.grad_sample for empty Poisson
+# batches, attach_step_hook, DPDataLoader arguments) are those of opacus 1.5 and 1.6.
+SUPPORTED_OPACUS = ((1, 5), (1, 7))
+
+
+def check_opacus_version() -> str:
+    """The installed opacus version; a clear error when it is outside the tested range."""
+    try:
+        import opacus
+    except ImportError as err:  # pragma: no cover - depends on the environment
+        raise ImportError("DP fine-tuning needs opacus: pip install 'textleak[dp]'") from err
+    version = opacus.__version__
+    parts = tuple(int(x) for x in version.split("+")[0].split(".")[:2])
+    low, high = SUPPORTED_OPACUS
+    if not (low <= parts < high):
+        raise ImportError(f"opacus {version} is untested; textleak's DP training supports opacus >=1.5,<1.7")
+    return version
+
+
+@dataclass
+class DPConfig:
+    """Differential-privacy settings. ``delta=None`` means 1/N (N = number of training records)."""
+
+    epsilon: float
+    delta: float | None = None
+    max_grad_norm: float = 1.0
+    accountant: str = "prv"
+    secure_mode: bool = False
+
+    def __post_init__(self) -> None:
+        if not (self.epsilon > 0 and math.isfinite(self.epsilon)):
+            raise ValueError(f"epsilon must be a positive finite number (use no DPConfig for epsilon = infinity), got {self.epsilon}")
+        if self.delta is not None and not (0 < self.delta < 1):
+            raise ValueError(f"delta must be in (0, 1), got {self.delta}")
+        if self.accountant not in ACCOUNTANTS:
+            raise ValueError(f"accountant must be one of {ACCOUNTANTS}, got {self.accountant!r}")
+        if self.max_grad_norm <= 0:
+            raise ValueError(f"max_grad_norm must be positive, got {self.max_grad_norm}")
+
+
+@dataclass
+class PrivacyReport:
+    """What a DP run guarantees, as the accountant computed it after training."""
+
+    accountant: str
+    epsilon: float                 # the accountant's epsilon for the steps taken, at ``delta``
+    target_epsilon: float
+    delta: float
+    delta_source: str              # "1/N (default)" or "user"
+    noise_multiplier: float
+    steps: int
+    sample_rate: float
+    expected_batch_size: float
+    num_records: int
+    max_grad_norm: float
+    clipping: str = "flat"
+    sampling: str = "poisson"
+    opacus_version: str = ""
+    secure_mode: bool = False
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def noise_multiplier_for(target_epsilon: float, delta: float, sample_rate: float, steps: int,
+                         accountant: str = "prv", epsilon_tolerance: float = 0.01) -> float:
+    """The smallest noise multiplier (to ``epsilon_tolerance``) whose accountant epsilon after
+    ``steps`` Poisson-sampled steps at ``sample_rate`` is at most ``target_epsilon``."""
+    from opacus.accountants.utils import get_noise_multiplier
+
+    return float(get_noise_multiplier(target_epsilon=target_epsilon, target_delta=delta, sample_rate=sample_rate,
+                                      steps=steps, accountant=accountant, epsilon_tolerance=epsilon_tolerance))
+
+
+def epsilon_for(noise_multiplier: float, delta: float, sample_rate: float, steps: int, accountant: str = "prv") -> float:
+    """The accountant's epsilon for a noise multiplier, sampling rate and step count."""
+    from opacus.accountants import create_accountant
+
+    acc = create_accountant(mechanism=accountant)
+    acc.history = [(noise_multiplier, sample_rate, steps)]
+    return float(acc.get_epsilon(delta=delta))
+
+
+class DPTrainingSession:
+    """Turns (model, optimizer, dataset) private for one run and reports the guarantee afterwards.
+
+    Usable from any hand-written loop::
+
+        session = DPTrainingSession(DPConfig(epsilon=8), num_records=N, batch_size=8, steps=T, seed=0)
+        model, optimizer, loader = session.make_private(model, optimizer, dataset, collate_fn)
+        ...                      # per batch: forward, mean loss, backward, optimizer.step()
+        session.report(steps_taken=T)
+    """
+
+    def __init__(self, config: DPConfig, num_records: int, batch_size: int, steps: int, seed: int = 0,
+                 distributed: bool = False, rank: int = 0):
+        if num_records < 1:
+            raise ValueError("DP training needs at least one record")
+        if not 0 < batch_size <= num_records:
+            raise ValueError(f"batch_size must be in [1, N={num_records}], got {batch_size}")
+        self.config = config
+        self.num_records = num_records
+        self.steps = steps
+        self.sample_rate = batch_size / num_records
+        self.delta = config.delta if config.delta is not None else 1.0 / num_records
+        self.seed = seed
+        self.distributed = distributed
+        self.rank = rank
+        self.opacus_version = check_opacus_version()
+        self.noise_multiplier = noise_multiplier_for(config.epsilon, self.delta, self.sample_rate, steps, config.accountant)
+        self.engine = None
+        logger.info("DP-SGD: target epsilon %.3g, delta %.3g, q %.4f, %d steps -> noise multiplier %.4f (%s)",
+                    config.epsilon, self.delta, self.sample_rate, steps, self.noise_multiplier, config.accountant)
+
+    def make_private(self, model, optimizer, dataset, collate_fn):
+        """(private model, DP optimizer, Poisson data loader). The model is wrapped in opacus's
+        GradSampleModule (and DPDDP when distributed); use :meth:`unwrap` to get it back."""
+        from opacus import PrivacyEngine
+        from opacus.data_loader import DPDataLoader
+
+        if self.distributed:
+            from opacus.distributed import DifferentiallyPrivateDistributedDataParallel as DPDDP
+
+            model = DPDDP(model)
+        self.engine = PrivacyEngine(accountant=self.config.accountant, secure_mode=self.config.secure_mode)
+        sampler_gen = None if self.config.secure_mode else torch.Generator().manual_seed(self.seed * 1000 + self.rank)
+        noise_gen = None
+        if not self.config.secure_mode:
+            device = next(model.parameters()).device
+            noise_gen = torch.Generator(device=device).manual_seed(self.seed * 1000 + 7 + self.rank)
+        loader = DPDataLoader(dataset, sample_rate=self.sample_rate, collate_fn=collate_fn, generator=sampler_gen,
+                              distributed=self.distributed)
+        module, dp_optimizer, loader = self.engine.make_private(
+            module=model, optimizer=optimizer, data_loader=loader, noise_multiplier=self.noise_multiplier,
+            max_grad_norm=self.config.max_grad_norm, poisson_sampling=False, noise_generator=noise_gen,
+            loss_reduction="mean", clipping="flat", grad_sample_mode="hooks",
+        )
+        # account at exactly q = batch_size / N (opacus would use 1 / len(loader)), and normalise
+        # the noisy sum by the expected batch size q * N
+        dp_optimizer.attach_step_hook(self.engine.accountant.get_optimizer_hook_fn(sample_rate=self.sample_rate))
+        dp_optimizer.expected_batch_size = self.sample_rate * self.num_records
+        if self.distributed:
+            dp_optimizer.expected_batch_size /= torch.distributed.get_world_size()
+        module.forbid_grad_accumulation()
+        return module, dp_optimizer, loader
+
+    @staticmethod
+    def prepare_empty_step(optimizer) -> None:
+        """An empty Poisson batch: zero per-sample gradients so the optimizer still adds noise and
+        the accountant still counts the step."""
+        for p in optimizer.params:
+            p.grad_sample = torch.zeros((0, *p.shape), dtype=p.dtype, device=p.device)
+
+    @staticmethod
+    def check_per_sample_shapes(optimizer, batch_size: int) -> None:
+        """Every trainable parameter must have one gradient per record; a broadcast input (e.g.
+        position ids of batch 1) would otherwise sum records together and void the guarantee."""
+        for p in optimizer.params:
+            gs = p.grad_sample
+            n = sum(len(g) for g in gs) if isinstance(gs, list) else (len(gs) if gs is not None else None)
+            if n != batch_size:
+                name = getattr(p, "_textleak_name", tuple(p.shape))
+                raise RuntimeError(f"parameter {name} has per-sample gradients for {n} records in a batch of {batch_size}; "
+                                   "its input is not batch-first per record (pass explicit [batch, length] inputs)")
+
+    @staticmethod
+    def per_sample_gradient_norms(optimizer) -> torch.Tensor:
+        """L2 norm of each record's full (all trainable parameters) gradient before clipping."""
+        grads = optimizer.grad_samples
+        if not grads or len(grads[0]) == 0:
+            return torch.zeros(0)
+        return torch.stack([g.reshape(len(g), -1).norm(2, dim=-1) for g in grads], dim=1).norm(2, dim=1)
+
+    def clipping_stats(self, optimizer) -> dict[str, float]:
+        """Share of records in the batch whose gradient was clipped, and their median norm."""
+        norms = self.per_sample_gradient_norms(optimizer)
+        if norms.numel() == 0:
+            return {"clipped_fraction": float("nan"), "median_grad_norm": float("nan")}
+        return {"clipped_fraction": float((norms > self.config.max_grad_norm).float().mean()),
+                "median_grad_norm": float(norms.median())}
+
+    @staticmethod
+    def unwrap(module):
+        """The user's model inside the opacus GradSampleModule / DPDDP wrappers (hooks left on)."""
+        inner = module
+        while hasattr(inner, "_module"):
+            inner = inner._module
+        if type(inner).__name__ == "DifferentiallyPrivateDistributedDataParallel":
+            inner = inner.module
+        return inner
+
+    def release(self, module):
+        """Remove opacus's hooks and per-sample attributes; returns the user's plain model."""
+        if hasattr(module, "to_standard_module"):
+            module = module.to_standard_module()
+        return self.unwrap(module)
+
+    def report(self, steps_taken: int) -> PrivacyReport:
+        """The accountant's final epsilon for the steps actually taken (plus the run's settings).
+
+        Call :meth:`release` on the wrapped model to get a plain module back.
+        """
+        if self.engine is None:
+            raise RuntimeError("make_private was not called")
+        history_steps = sum(s for _, _, s in self.engine.accountant.history)
+        if history_steps != steps_taken:
+            raise RuntimeError(f"the accountant recorded {history_steps} steps but {steps_taken} were taken")
+        epsilon = float(self.engine.accountant.get_epsilon(delta=self.delta))
+        notes = []
+        if self.config.delta is None:
+            notes.append("delta = 1/N, the dp-transformers default; seed 000 does not state its delta")
+        if not self.config.secure_mode:
+            notes.append("noise and sampling use seeded torch generators (reproducible, not cryptographically secure); "
+                         "use secure_mode=True for a release")
+        return PrivacyReport(
+            accountant=self.config.accountant, epsilon=epsilon, target_epsilon=self.config.epsilon, delta=self.delta,
+            delta_source="user" if self.config.delta is not None else "1/N (default)",
+            noise_multiplier=self.noise_multiplier, steps=steps_taken, sample_rate=self.sample_rate,
+            expected_batch_size=self.sample_rate * self.num_records, num_records=self.num_records,
+            max_grad_norm=self.config.max_grad_norm, opacus_version=self.opacus_version,
+            secure_mode=self.config.secure_mode, notes=notes,
+        )
