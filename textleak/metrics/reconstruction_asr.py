@@ -1,0 +1,138 @@
+"""``reconstruction_asr``: how often reconstruction attacks recover the sensitive words of text
+sanitized by a word-level DP mechanism (Tong et al., "On the Vulnerability of Text Sanitization").
+
+    asr = evaluate.load("reconstruction_asr")            # or ReconstructionASR() directly
+    asr.compute(predictions=sanitized, references=originals, mechanism="santext+", epsilon=2.0,
+                shadow=shadow_texts, attacks=["context_free_bayes", "contextual_bayes", "mask_inference"])
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Sequence
+
+import datasets
+import evaluate
+
+from textleak.attacks.asr import pii_flags, run_attacks, select_targets
+from textleak.attacks.base import AttackData
+from textleak.dp import build_mechanism, count_words
+from textleak.dp.base import WordMechanism
+from textleak.word_embeddings import WordEmbeddings
+
+logger = logging.getLogger(__name__)
+
+_CITATION = """\
+@inproceedings{tong2025vulnerability,
+  title={On the Vulnerability of Text Sanitization},
+  author={Tong, Meng and Chen, Kejiang and Yuan, Xiaojian and Liu, Jiayang and Zhang, Weiming and Yu, Nenghai and Zhang, Jie},
+  booktitle={Proceedings of NAACL},
+  year={2025}
+}
+"""
+
+_DESCRIPTION = """\
+Attack success rate (ASR) of reconstruction attacks against word-level differentially private text
+sanitization (SANTEXT, SANTEXT+, CUSTEXT, CUSTEXT+): the share of sensitive original tokens an attack
+recovers exactly from the sanitized text, plus the context-free ASR bound and the contextual K-ASR
+bound, which use the oracle prior of the attacked originals and upper-bound their practical attacks.
+"""
+
+_KWARGS_DESCRIPTION = """
+Args:
+    predictions (list of str): sanitized texts, position-aligned with the references (one output token per input token).
+    references (list of str): the original texts.
+    mechanism (str or object): "santext", "santext+", "custext" or "custext+" (built here with ``epsilon``,
+        ``mechanism_options`` and the word counts of ``vocab`` or of references + shadow), or the fitted sanitizer
+        (``sanitizers.SanTextPlus(...)``) or mechanism that produced the predictions (exact; preferred).
+    epsilon (float): privacy parameter, used when ``mechanism`` is a name.
+    mechanism_options (dict): e.g. {"p": 0.3, "sensitive_fraction": 0.9} or {"top_k": 20, "strategy": "aggressive"}.
+    vocab (list of [word, count]): corpus word counts the sanitizer was fitted on.
+    shadow (list of str): the adversary's shadow originals (same or another distribution); never the references.
+    shadow_copies (int): sanitizations per shadow text (paper: 100). Default 10.
+    attacks (list of str): any of context_free_bayes, contextual_bayes, embedding_inversion, inversion_bert, mask_inference.
+    bounds (list of str): any of context_free, contextual_k.
+    attack_options (dict): per-attack constructor options, e.g. {"contextual_bayes": {"model": "bert-base-uncased", "k": 10}}.
+    targets (str): "mechanism" (the mechanism's sensitive tokens) or "pii" (Presidio PERSON tokens).
+    max_targets (int): a seeded sample of this many target tokens (paper: 1,000 or 3,000); all if None.
+    seed (int): seeds the target sample and the shadow sanitizations.
+Returns:
+    asr (dict): attack -> ASR over all target tokens.
+    asr_changed (dict): attack -> ASR over the targets the mechanism changed.
+    bounds (dict), bounds_changed (dict): the same for the bounds.
+    n_tokens (int), n_changed (int): the number of targets, and of changed targets.
+    mechanism (dict): the mechanism's settings; seconds (dict): wall time per attack.
+Examples:
+    >>> import numpy as np
+    >>> from textleak.word_embeddings import WordEmbeddings
+    >>> emb = WordEmbeddings(["a", "b", "c"], np.array([[0.0], [1.0], [3.0]]))
+    >>> asr = ReconstructionASR(embeddings=emb)
+    >>> r = asr.compute(predictions=["b"], references=["a"], mechanism="santext", epsilon=2.0,
+    ...                 vocab=[["a", 5], ["b", 3], ["c", 2]], shadow=["a a a a a c c"],
+    ...                 attacks=["context_free_bayes", "embedding_inversion"], bounds=["context_free"])
+    >>> r["asr"], r["bounds"], r["n_tokens"]
+    ({'context_free_bayes': 1.0, 'embedding_inversion': 0.0}, {'context_free': 1.0}, 1)
+"""
+
+_SHADOW_ATTACKS = {"context_free_bayes", "contextual_bayes", "inversion_bert"}
+
+
+@evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
+class ReconstructionASR(evaluate.Metric):
+    def __init__(self, embeddings: "str | WordEmbeddings" = "default", **kwargs):
+        super().__init__(**kwargs)
+        self.embeddings = embeddings
+
+    def _info(self) -> evaluate.MetricInfo:
+        return evaluate.MetricInfo(
+            module_type="metric",
+            description=_DESCRIPTION,
+            citation=_CITATION,
+            inputs_description=_KWARGS_DESCRIPTION,
+            features=datasets.Features({"predictions": datasets.Value("string"), "references": datasets.Value("string")}),
+            codebase_urls=["https://github.com/mengtong0110/On-the-Vulnerability-of-Text-Sanitization"],
+            reference_urls=["https://aclanthology.org/2025.naacl-long.0/"],
+        )
+
+    def _mechanism(self, mechanism, epsilon, mechanism_options, vocab, corpus) -> WordMechanism:
+        if isinstance(mechanism, WordMechanism):
+            return mechanism
+        if hasattr(mechanism, "mechanism"):
+            return mechanism.mechanism
+        emb = self.embeddings if isinstance(self.embeddings, WordEmbeddings) else WordEmbeddings.load(self.embeddings)
+        counts = [(str(w), int(c)) for w, c in vocab] if vocab is not None else count_words(corpus)
+        return build_mechanism(str(mechanism), emb, counts, epsilon, **(mechanism_options or {}))
+
+    def _compute(self, predictions, references, mechanism="santext+", epsilon: float = 2.0, mechanism_options=None,
+                 vocab=None, shadow: Sequence[str] | None = None, shadow_copies: int = 10,
+                 attacks=("context_free_bayes", "contextual_bayes", "mask_inference"),
+                 bounds=("context_free", "contextual_k"), attack_options=None, targets: str = "mechanism",
+                 max_targets: int | None = None, seed: int = 0) -> dict[str, Any]:
+        shadow = list(shadow or [])
+        mech = self._mechanism(mechanism, epsilon, mechanism_options, vocab, list(references) + shadow)
+        needs_shadow = sorted(set(attacks) & _SHADOW_ATTACKS)
+        if needs_shadow and not shadow:
+            raise ValueError(f"attacks {needs_shadow} need shadow texts (shadow=[...]); an empty prior would understate ASR")
+        originals, sanitized, spans = [], [], []
+        for r, (ref, pred) in enumerate(zip(references, predictions)):
+            o, sp = mech.tokenizer.tokens_and_spans(ref)
+            s = mech.tokenizer.tokens(pred)
+            if len(o) != len(s):
+                raise ValueError(f"record {r}: {len(o)} original tokens but {len(s)} sanitized tokens; "
+                                 "the prediction is not a token-for-token sanitization of the reference")
+            originals.append(o)
+            sanitized.append(s)
+            spans.append(sp)
+        if targets == "mechanism":
+            flags = [[mech.is_sensitive(t) for t in toks] for toks in originals]
+        elif targets == "pii":
+            flags = pii_flags(list(references), spans)
+        else:
+            raise ValueError(f"targets must be 'mechanism' or 'pii', got {targets!r}")
+        data = AttackData(mech, originals, sanitized, select_targets(flags, max_targets, seed),
+                          shadow_original=[mech.tokenizer.tokens(t) for t in shadow], shadow_copies=shadow_copies, seed=seed)
+        specs = list(attacks) + [f"{b}_bound" for b in bounds]
+        result = run_attacks(data, specs, attack_options)
+        result.pop("details", None)
+        result["mechanism"] = mech.describe()
+        return result
