@@ -131,7 +131,13 @@ def load(
             f"dataset {builder.name!r} config {builder.config.name!r} reads the Hub repo {builder.config.hub_repo!r}, "
             "but Hugging Face is offline (HF_HUB_OFFLINE/HF_DATASETS_OFFLINE); pass data_dir/data_files, "
             "or config='fixture' for the bundled sample")
-    builder.download_and_prepare()
+    try:
+        builder.download_and_prepare()
+    except datasets.exceptions.DatasetGenerationError as e:
+        # surface our message naming the record instead of datasets' generic wrapper
+        if isinstance(e.__cause__, (ValueError, KeyError, TypeError)):
+            raise e.__cause__ from e
+        raise
     return builder.as_dataset(split=split)
 
 
@@ -147,13 +153,15 @@ def _normalise_data_files(data_files: Any) -> Any:
 
 def export_parquet(ds: "datasets.Dataset | datasets.DatasetDict", out_dir: str | os.PathLike,
                    config: str = "default") -> Path:
-    """Write a prepared dataset in the Hub dataset-repo layout: ``<config>/<split>-00000-of-00001.parquet``,
-    to be listed under the card's ``configs:`` YAML. Returns the folder."""
+    """Write a prepared dataset in the Hub dataset-repo layout ``Dataset.push_to_hub`` uses:
+    ``data/<split>-00000-of-00001.parquet`` for the default config, ``<config>/<split>-...`` for
+    others, as listed under the card's ``configs:`` YAML. Returns the folder."""
     out = Path(out_dir)
     if isinstance(ds, datasets.Dataset):
         ds = datasets.DatasetDict({"train": ds})
+    folder = "data" if config == "default" else config
     for split, part in ds.items():
-        target = out / config / f"{split}-00000-of-00001.parquet"
+        target = out / folder / f"{split}-00000-of-00001.parquet"
         target.parent.mkdir(parents=True, exist_ok=True)
         part.to_parquet(str(target))
     return out

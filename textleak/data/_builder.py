@@ -208,10 +208,11 @@ class TextleakBuilder(datasets.GeneratorBasedBuilder):
             if len(sources) != 1:
                 raise ValueError(f"test_size carves a test split out of a single-split source; "
                                  f"{self.NAME} has splits {sorted(sources)}")
-            (only,) = sources.values()
+            # ids keep the source split's name, so membership does not depend on the carved split
+            ((source_split, only),) = sources.items()
             return [
-                datasets.SplitGenerator(name="train", gen_kwargs={**only, "split": "train", "part": "train"}),
-                datasets.SplitGenerator(name="test", gen_kwargs={**only, "split": "test", "part": "test"}),
+                datasets.SplitGenerator(name="train", gen_kwargs={**only, "split": source_split, "part": "train"}),
+                datasets.SplitGenerator(name="test", gen_kwargs={**only, "split": source_split, "part": "test"}),
             ]
         return [datasets.SplitGenerator(name=split, gen_kwargs={**kw, "split": split, "part": None})
                 for split, kw in sources.items()]

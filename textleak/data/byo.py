@@ -43,6 +43,14 @@ class BringYourOwn(TextleakBuilder):
         return datasets.DatasetInfo(description=self.DESCRIPTION)
 
     def read_file(self, path: str):
+        fmt = (self.config.format or path.rsplit(".", 1)[-1]).lower()
+        if fmt in ("csv", "tsv"):
+            # pandas infers numeric columns (labels stay ints); empty cells stay "" rather than NaN
+            import pandas as pd
+
+            frame = pd.read_csv(path, sep="\t" if fmt == "tsv" else ",", keep_default_na=False,
+                                quoting=3 if fmt == "tsv" else 0, dtype_backend="numpy_nullable")
+            return (dict(zip(frame.columns, row)) for row in frame.astype(object).itertuples(index=False, name=None))
         return read_rows(path, fmt=self.config.format)
 
     def to_record(self, raw: dict[str, Any], index: int, split: str) -> dict[str, Any]:
