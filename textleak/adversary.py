@@ -1,0 +1,128 @@
+"""Adversary knowledge: which k claims of each original record the attacker knows (seed 000 §2.1, A.3).
+
+Strategies:
+
+- ``"random"`` (paper default): k claims drawn without replacement, seeded per record from
+  ``(seed, record index)``, so the choice never depends on other records, batching or ``num_proc``.
+- ``"first"`` / ``"last"``: the first or last k claims (paper Table 3 ablation).
+- ``"release_shuffle"``: the released code's behaviour: ``random.seed(seed)`` once (42 in the release),
+  then for each record in dataset order shuffle ``range(n_claims)`` and keep the first k (in shuffled
+  order). The choice for record i depends on every record before it.
+
+A record with at most k claims gives all of them to the adversary (and then has no claim left to
+score). The module is named ``adversary`` rather than ``aux``: ``aux.py`` is a reserved file name on
+Windows.
+
+Paraphrased knowledge (:class:`AuxParaphraser`) rewrites each known claim with the appendix C.2.2
+prompt, so linking cannot rely on verbatim overlap.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import re
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from textleak.sanitization import record_seed
+
+logger = logging.getLogger(__name__)
+
+AUX_STRATEGIES = ("random", "first", "last", "release_shuffle")
+
+
+def select_aux_indices(claim_counts: Sequence[int], k: int = 3, strategy: str = "random", seed: int = 0,
+                       record_indices: Sequence[int] | None = None) -> list[list[int]]:
+    """Indices of the known claims of every record. ``record_indices`` (default 0..N-1) are the
+    records' positions in the original dataset: they seed the per-record draw."""
+    if k < 1:
+        raise ValueError(f"k (known claims per record) must be >= 1, got {k}")
+    if strategy not in AUX_STRATEGIES:
+        raise ValueError(f"unknown aux strategy {strategy!r}; use one of {', '.join(AUX_STRATEGIES)}")
+    idx = list(record_indices) if record_indices is not None else list(range(len(claim_counts)))
+    out: list[list[int]] = []
+    if strategy == "release_shuffle":
+        rng = random.Random(seed)
+        for n in claim_counts:
+            order = list(range(n))
+            rng.shuffle(order)
+            out.append(order[:k])
+        return out
+    for n, i in zip(claim_counts, idx):
+        if n <= k:
+            out.append(list(range(n)))
+        elif strategy == "first":
+            out.append(list(range(k)))
+        elif strategy == "last":
+            out.append(list(range(n - k, n)))
+        else:
+            rng = np.random.default_rng(record_seed(seed, i, ""))
+            out.append([int(j) for j in rng.choice(n, size=k, replace=False)])
+    return out
+
+
+def parse_paraphrase(reply: str | None) -> str:
+    """The paraphrase in a reply: the text after a '#' line when there is one (the release's format),
+    else the reply without a leading label line ("Paraphrased text:", "Here is ...")."""
+    if not reply:
+        return ""
+    text = reply.strip()
+    if "#" in text:
+        after = text.split("#", 1)[1].strip()
+        if after:
+            return after
+    lines = [l.strip() for l in text.splitlines() if l.strip()]
+    if len(lines) > 1 and (lines[0].endswith(":") or re.match(r"^(here|sure|paraphrase)", lines[0], re.I)):
+        lines = lines[1:]
+    text = " ".join(lines)
+    return re.sub(r"^(?:paraphrased text|text)\s*:\s*", "", text, flags=re.I).strip()
+
+
+class AuxParaphraser:
+    """Paraphrase known claims with the C.2.2 prompt (one call per claim, cached by the LLM layer).
+
+    A reply that parses to nothing leaves the claim verbatim, logged: the adversary then knows more,
+    never less (fail toward leakage).
+    """
+
+    def __init__(self, llm: Any = "embedded", max_new_tokens: int = 128, temperature: float = 0.0):
+        self.llm = llm
+        self.max_new_tokens = max_new_tokens
+        self.temperature = temperature
+        self._lm = None
+        self.failures = 0
+
+    @property
+    def lm(self):
+        if self._lm is None:
+            from textleak.llm import load_llm
+
+            self._lm = load_llm(self.llm)
+        return self._lm
+
+    def prompt(self, claim: str) -> str:
+        template = (Path(__file__).resolve().parent / "prompts" / "paraphrase_aux.txt").read_text(encoding="utf-8")
+        return template.strip().replace("{document}", claim)
+
+    def paraphrase(self, claims: Sequence[str], seeds: Sequence[int]) -> list[str]:
+        if not claims:
+            return []
+        replies = self.lm.generate([[{"role": "user", "content": self.prompt(c)}] for c in claims],
+                                   max_new_tokens=self.max_new_tokens, temperature=self.temperature,
+                                   seed=list(seeds), on_error="none")
+        out = []
+        for claim, reply in zip(claims, replies):
+            text = parse_paraphrase(reply[0])
+            if not text:
+                self.failures += 1
+                logger.warning("paraphrase of a known claim failed; the adversary keeps it verbatim: %r", claim[:80])
+                text = claim
+            out.append(text)
+        return out
+
+    def describe(self) -> dict[str, Any]:
+        model = self.llm if isinstance(self.llm, str) else getattr(self.llm, "describe", lambda: repr(self.llm))()
+        return {"llm": model, "max_new_tokens": self.max_new_tokens, "temperature": self.temperature}

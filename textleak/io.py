@@ -1,0 +1,128 @@
+"""Read records from files and datasets into one shape: dicts with ``id`` and ``text`` (plus the rest).
+
+Sources:
+
+- ``*.jsonl`` / ``*.json`` (JSON lines, or one JSON array), ``*.csv`` / ``*.tsv``, ``*.parquet``;
+- a folder written by ``datasets``' ``save_to_disk`` (a Dataset, or a DatasetDict: ``split`` picks one);
+- ``hf:<name>[:<config>]`` for a dataset from the Hugging Face Hub (``split`` picks one, default train);
+- ``data:<name>`` for a dataset built into textleak (``textleak.data.load``), when available.
+
+Column mapping: ``text_column`` names the text, ``id_column`` the record id (default: ``id`` when it
+exists, else the row number). Raw MedQA lines (``question`` + ``options`` and no text column) are
+turned into the project's schema, whose text is the patient profile (the vignette without its final
+question sentence, :mod:`textleak.data.medqa`).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+logger = logging.getLogger(__name__)
+
+
+def _read_table(source: str, split: str | None) -> list[dict[str, Any]]:
+    if source.startswith("hf:"):
+        import datasets
+
+        name, _, config = source[3:].partition(":")
+        ds = datasets.load_dataset(name, config or None, split=split or "train")
+        return [dict(r) for r in ds]
+    if source.startswith("data:"):
+        from textleak import data as textleak_data
+
+        load = getattr(textleak_data, "load", None)
+        if load is None:
+            raise ValueError("this textleak has no built-in dataset loader (textleak.data.load)")
+        ds = load(source[5:])
+        import datasets
+
+        if isinstance(ds, datasets.DatasetDict):
+            ds = ds[split or ("test" if "test" in ds else next(iter(ds)))]
+        return [dict(r) for r in ds]
+    path = Path(source).expanduser()
+    if not path.exists():
+        raise FileNotFoundError(f"no such file or folder: {source}")
+    if path.is_dir():
+        import datasets
+
+        ds = datasets.load_from_disk(str(path))
+        if isinstance(ds, datasets.DatasetDict):
+            if split is None:
+                split = "test" if "test" in ds else next(iter(ds))
+            if split not in ds:
+                raise ValueError(f"{source} has splits {list(ds)}, not {split!r}")
+            ds = ds[split]
+        return [dict(r) for r in ds]
+    suffix = "".join(path.suffixes[-2:]) if path.suffix == ".gz" else path.suffix
+    suffix = suffix.lower()
+    if suffix in (".jsonl", ".jsonl.gz", ".json", ".ndjson"):
+        import gzip
+
+        opener = gzip.open if suffix.endswith(".gz") else open
+        with opener(path, "rt", encoding="utf-8") as f:
+            text = f.read()
+        stripped = text.lstrip()
+        if suffix == ".json" and stripped.startswith("["):
+            rows = json.loads(text)
+        else:
+            rows = []
+            for n, line in enumerate(text.splitlines(), 1):
+                if line.strip():
+                    try:
+                        rows.append(json.loads(line))
+                    except json.JSONDecodeError as e:
+                        raise ValueError(f"{source} line {n} is not valid JSON: {e}") from None
+        if any(not isinstance(r, dict) for r in rows):
+            raise ValueError(f"{source}: every JSON record must be an object")
+        return rows
+    if suffix in (".csv", ".tsv"):
+        import pandas as pd
+
+        df = pd.read_csv(path, sep="\t" if suffix == ".tsv" else ",", dtype=str, keep_default_na=False)
+        return df.to_dict(orient="records")
+    if suffix == ".parquet":
+        import pandas as pd
+
+        return pd.read_parquet(path).to_dict(orient="records")
+    raise ValueError(f"cannot read {source}: use .jsonl, .json, .csv, .tsv, .parquet, a save_to_disk folder, hf:<name> or data:<name>")
+
+
+def read_records(source: str, text_column: str = "text", id_column: str | None = None, split: str | None = None,
+                 limit: int | None = None) -> list[dict[str, Any]]:
+    """Records of ``source`` with ``id`` (str) and ``text`` keys; other columns are kept.
+
+    A missing text column is an error listing the columns that exist. A value that is not a string
+    (a number, a list) is an error naming the row; a null text stays ``None`` (the caller decides:
+    for sanitized sets, None means a failed sanitization).
+    """
+    rows = _read_table(source, split)
+    if limit is not None:
+        rows = rows[: max(0, int(limit))]
+    if not rows:
+        raise ValueError(f"{source} has no records")
+    if text_column not in rows[0] and "question" in rows[0] and "options" in rows[0]:
+        from textleak.data.medqa import medqa_record
+
+        rows = [medqa_record(r, i) for i, r in enumerate(rows)]
+        text_column, id_column = "text", "id"
+    columns = list(rows[0])
+    if text_column not in rows[0]:
+        raise ValueError(f"{source} has no column {text_column!r}; columns: {', '.join(map(str, columns))}")
+    if id_column is None:
+        id_column = "id" if "id" in rows[0] else None
+    elif id_column not in rows[0]:
+        raise ValueError(f"{source} has no id column {id_column!r}; columns: {', '.join(map(str, columns))}")
+    out = []
+    for n, r in enumerate(rows):
+        text = r.get(text_column)
+        if text is not None and not isinstance(text, str):
+            if isinstance(text, float) and text != text:  # NaN from pandas
+                text = None
+            else:
+                raise TypeError(f"{source} row {n}: column {text_column!r} is {type(text).__name__}, expected a string")
+        rid = r.get(id_column) if id_column else n
+        out.append({**r, "id": str(rid if rid is not None else n), "text": text})
+    return out
