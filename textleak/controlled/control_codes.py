@@ -148,3 +148,61 @@ def marker_mentions(text: str) -> list[dict]:
         }
         for m in _MARKER.finditer(text)
     ]
+
+
+# ---- records prepared for controlled generation -------------------------------------------------
+
+@dataclass
+class CodedRecord:
+    """A private record with its control code and the character spans of its private values."""
+
+    id: str
+    text: str
+    code: ControlCode
+    private_spans: list[tuple[int, int]]
+
+    @property
+    def values(self) -> list[str]:
+        return self.code.values()
+
+
+def compact_lines(text: str, mentions: Sequence[dict]) -> tuple[str, list[dict]]:
+    """Drop blank lines and trim line ends (seed 004 joins a document's paragraphs with one
+    newline, so a blank line can separate documents in a prompt); mention offsets follow."""
+    pieces, mapping, out_len = [], {}, 0
+    for m in re.finditer(r"[^\n]*\S[^\n]*", text):
+        line_start = m.start() + (len(m.group(0)) - len(m.group(0).lstrip()))
+        line = m.group(0).strip()
+        if pieces:
+            out_len += 1  # the joining "\n"
+        for k in range(len(line) + 1):
+            mapping[line_start + k] = out_len + k
+        pieces.append(line)
+        out_len += len(line)
+    new_text = "\n".join(pieces)
+    moved = []
+    for m in mentions:
+        s, e = int(m["start_offset"]), int(m["end_offset"])
+        if s in mapping and e in mapping and new_text[mapping[s]:mapping[e]] == text[s:e]:
+            moved.append({**m, "start_offset": mapping[s], "end_offset": mapping[e]})
+        else:
+            raise ValueError(f"mention {text[s:e]!r} at {s}:{e} crosses a line end and cannot be kept")
+    return new_text, moved
+
+
+def coded_record(
+    record_id: str, text: str, mentions: Sequence[dict], identifier_types: Sequence[str] = DEFAULT_IDENTIFIER_TYPES,
+    compact: bool = True,
+) -> CodedRecord:
+    """A :class:`CodedRecord` from a text and its TAB-style mentions. Private spans are the chosen
+    mentions plus every other occurrence of their values in the text (so a repeated name is private
+    wherever it occurs, annotated or not)."""
+    from textleak.entity_leakage import find_spans
+
+    if compact:
+        text, mentions = compact_lines(text, mentions)
+    code = code_from_mentions(mentions, identifier_types)
+    spans = set(private_spans(mentions, identifier_types))
+    for value in code.values():
+        spans.update(find_spans(text, value))
+    return CodedRecord(str(record_id), text, code, sorted(spans))
