@@ -1,0 +1,402 @@
+"""The utility side of the privacy-utility trade-off (seed 000 section 3, appendices A.1, C.5, C.6).
+
+A privacy number alone misleads: "remove everything" is perfectly private. Each measure here says
+how much of a sanitized set's usefulness survived:
+
+- :func:`medqa_accuracy`: an LLM answers each MedQA question from the *sanitized* profile (prompt
+  C.6.1 with in-context demos shipped in ``prompts/medqa_demos.json``, never taken from the evaluated
+  records); the answer letter is scored by log-probabilities where the backend allows, else generated
+  and parsed. :func:`medqa_remove_all_baseline` is the "remove all information" floor.
+- :func:`classify_tasks` + :func:`category_utility`: each conversation goes into one of the 21 WildChat
+  task categories (prompt C.6.2); the chi-square distance between the sanitized set's category counts
+  and the original's, normalised to [0, 1] against a random-category baseline (appendix A.1.1).
+- :func:`coherence`: a 1-5 rating by an LLM judge (prompts C.5.1 MedQA, C.5.2 WildChat).
+- :func:`classifier_utility`: TF-IDF + logistic regression trained on sanitized text, tested on clean
+  text (the SST-2 / AG News / QNLI / Yelp sets of the word-level DP work).
+
+Failures are counted and reported, never dropped in a way that flatters a sanitizer: an answer that
+cannot be parsed is a wrong answer; a sanitized record that is missing (None) is a wrong answer and an
+unclassifiable conversation is its own category.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import re
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from textleak.data.wildchat import WILDCHAT_CATEGORIES, category_short_name
+
+logger = logging.getLogger(__name__)
+
+PROMPTS_DIR = Path(__file__).resolve().parent / "prompts"
+LETTERS = ("A", "B", "C", "D")
+UNPARSED = "(unparsed)"
+
+
+def _prompt(name: str) -> str:
+    return (PROMPTS_DIR / name).read_text(encoding="utf-8")
+
+
+def _lm(llm: Any):
+    from textleak.llm import load_llm
+
+    return load_llm(llm)
+
+
+# =====================================================================================================
+# MedQA accuracy (appendix C.6.1)
+# =====================================================================================================
+def load_medqa_demos(path: str | Path | None = None) -> list[dict[str, Any]]:
+    """In-context demos: ``profile``, ``question``, ``options`` {A..D}, ``answer_idx``. The shipped
+    file holds invented cases written for textleak (the released code took the last 3 evaluated
+    records, which leaks test data into the prompt; we never do)."""
+    demos = json.loads(Path(path or PROMPTS_DIR / "medqa_demos.json").read_text(encoding="utf-8"))
+    for i, d in enumerate(demos):
+        missing = {"profile", "question", "options", "answer_idx"} - set(d)
+        if missing:
+            raise ValueError(f"MedQA demo {i} lacks {sorted(missing)}")
+        if d["answer_idx"] not in LETTERS or set(d["options"]) != set(LETTERS):
+            raise ValueError(f"MedQA demo {i} needs options A-D and an answer_idx among them")
+    return demos
+
+
+def render_medqa_item(profile: str, question: str, options: Mapping[str, str], answer: str | None = None) -> str:
+    """One item in the C.6.1 layout: "Question:\\n<profile> <question>\\nOptions:\\nA. ...\\n\\nAnswer:"."""
+    body = f"{profile.strip()} {question.strip()}".strip() if profile else question.strip()
+    missing = [k for k in LETTERS if k not in options]
+    if missing:
+        raise ValueError(f"options lack {missing}")
+    return _prompt("utility_medqa_item.txt").rstrip("\n").format(
+        question=body, **{k: options[k] for k in LETTERS}) + (f" {answer}" if answer else "")
+
+
+def medqa_prompt(profile: str, question: str, options: Mapping[str, str], demos: Sequence[Mapping[str, Any]] = ()) -> str:
+    """The whole prompt: the C.6.1 instruction, the answered demos, then the test item ending in "Answer:"."""
+    parts = [_prompt("utility_medqa.txt").strip()]
+    parts += [render_medqa_item(d["profile"], d["question"], d["options"], d["answer_idx"]) for d in demos]
+    parts.append(render_medqa_item(profile, question, options))
+    return "\n\n".join(parts)
+
+
+# a leading letter, unless it is the article "A" starting a sentence ("A patient ...")
+_LEADING_LETTER = re.compile(r"^\W*\(?([ABCD])(?:[\).:,]|\s*$|\s+(?![a-z]))")
+_ANSWER_IS = re.compile(r"answer(?:\s+is)?\s*[:\-]?\s*\(?([ABCD])\b", re.IGNORECASE)
+
+
+def parse_answer_letter(reply: str | None) -> str | None:
+    """The answer letter of a generated reply: a leading "C", "(C)", "C." or "C) ...", else "answer: C"
+    / "the answer is C" anywhere; None when neither is found (the caller counts it wrong)."""
+    if not reply:
+        return None
+    text = reply.strip()
+    m = _LEADING_LETTER.match(text) or _ANSWER_IS.search(text)
+    return m.group(1).upper() if m else None
+
+
+def medqa_accuracy(
+    llm: Any,
+    profiles: Sequence[str | None],
+    questions: Sequence[str],
+    options: Sequence[Mapping[str, str]],
+    answers: Sequence[str],
+    demos: Sequence[Mapping[str, Any]] | str | None = "default",
+    scoring: str = "auto",
+    seed: int = 0,
+    max_new_tokens: int = 8,
+) -> dict[str, Any]:
+    """Accuracy of ``llm`` answering each question from its (sanitized) profile.
+
+    ``scoring``: "logprob" compares the log-probabilities of " A".." D" after "Answer:" (ties go to
+    the earliest letter); "generate" decodes greedily and parses the letter; "auto" uses logprob when
+    ``llm.supports_scoring``. ``demos``: "default" (the shipped demos), None/() for zero-shot, or a
+    list; a demo whose question is one of the evaluated questions is an error (test data in the prompt).
+    A None profile (the sanitizer failed on that record) and an unparsed reply count as wrong and are
+    reported in ``failed`` and ``unparsed``.
+    """
+    n = len(questions)
+    if not (len(profiles) == len(options) == len(answers) == n):
+        raise ValueError(f"lengths differ: {len(profiles)} profiles, {n} questions, {len(options)} options, {len(answers)} answers")
+    if scoring not in ("auto", "logprob", "generate"):
+        raise ValueError("scoring must be 'auto', 'logprob' or 'generate'")
+    demo_list = load_medqa_demos() if demos == "default" else list(demos or [])
+    evaluated = {q.strip() for q in questions}
+    for i, d in enumerate(demo_list):
+        if d["question"].strip() in evaluated:
+            raise ValueError(f"demo {i} has the same question as an evaluated record: demos must never come from the evaluated set")
+    for i, a in enumerate(answers):
+        if a not in LETTERS:
+            raise ValueError(f"record {i}: answer {a!r} is not one of A-D")
+    lm = _lm(llm)
+    method = scoring if scoring != "auto" else ("logprob" if lm.supports_scoring else "generate")
+    if method == "logprob" and not lm.supports_scoring:
+        raise ValueError(f"{lm.backend}:{lm.model_name} cannot score choices; use scoring='generate'")
+
+    todo = [i for i in range(n) if profiles[i] is not None]
+    prompts = [medqa_prompt(profiles[i], questions[i], options[i], demo_list) for i in todo]
+    predictions: list[str | None] = [None] * n
+    if todo and method == "logprob":
+        scores = lm.score(prompts, [" " + k for k in LETTERS])
+        for i, row in zip(todo, scores):
+            if all(math.isfinite(s) for s in row):
+                predictions[i] = LETTERS[int(np.argmax(row))]
+    elif todo:
+        outs = lm.generate([[{"role": "user", "content": p}] for p in prompts], max_new_tokens=max_new_tokens,
+                           temperature=0.0, seed=[seed + i for i in todo], on_error="none")
+        for i, out in zip(todo, outs):
+            predictions[i] = parse_answer_letter(out[0] if out else None)
+    failed = n - len(todo)
+    unparsed = sum(1 for i in todo if predictions[i] is None)
+    correct = sum(1 for p, a in zip(predictions, answers) if p is not None and p == a)
+    if unparsed:
+        logger.warning("MedQA accuracy: %d of %d replies had no parsable answer letter (counted wrong)", unparsed, len(todo))
+    return {
+        "accuracy": correct / n if n else float("nan"),
+        "n": n,
+        "correct": correct,
+        "unparsed": unparsed,
+        "failed": failed,
+        "method": method,
+        "n_demos": len(demo_list),
+        "predictions": predictions,
+        "model": lm.describe(),
+    }
+
+
+def medqa_remove_all_baseline(llm: Any, questions: Sequence[str], options: Sequence[Mapping[str, str]],
+                              answers: Sequence[str], **kwargs: Any) -> dict[str, Any]:
+    """The "remove all information" baseline: the question and options with an empty profile
+    (seed 000 reports 0.44 with its model). A sanitizer below this line destroyed all task utility."""
+    return medqa_accuracy(llm, [""] * len(questions), questions, options, answers, **kwargs)
+
+
+# =====================================================================================================
+# WildChat task categories and the chi-square utility (appendices A.1.1, C.6.2)
+# =====================================================================================================
+def classification_prompt(conversation: str, max_chars: int = 5000) -> str:
+    """Prompt C.6.2 for one conversation, truncated to its first ``max_chars`` characters (as the
+    released code does)."""
+    return _prompt("utility_wildchat.txt").rstrip("\n").format(context=conversation[:max_chars])
+
+
+_TASK_PREFIX = re.compile(r"(?:\*\*task|\"task)", re.IGNORECASE)
+
+
+def parse_category(reply: str | None, categories: Sequence[str] = WILDCHAT_CATEGORIES,
+                   min_recall: float = 0.5) -> str | None:
+    """The category a classifier reply names: lower-case it, keep what follows "**task" or '"task'
+    and cut at "confidence" (the released code's clean-up), then pick the category whose short name
+    (before "(") has the highest stemmed ROUGE-1 recall against the reply. Ties go to the earlier
+    category. A best recall below ``min_recall`` gives None (unparsed): the released code takes the
+    best category whatever its overlap (``min_recall=0``), so "no idea" became "brainstorming and
+    generating ideas"."""
+    if not reply or not reply.strip():
+        return None
+    from rouge_score import rouge_scorer
+
+    text = reply.lower()
+    m = _TASK_PREFIX.search(text)
+    if m:
+        text = text[m.end():]
+    text = text.split("confidence")[0]
+    scorer = rouge_scorer.RougeScorer(["rouge1"], use_stemmer=True)
+    best, best_recall = None, 0.0
+    for cat in categories:
+        recall = scorer.score(category_short_name(cat), text)["rouge1"].recall
+        if recall > best_recall:
+            best, best_recall = cat, recall
+    return best if best_recall > 0 and best_recall >= min_recall else None
+
+
+def classify_tasks(llm: Any, texts: Sequence[str | None], seed: int = 0, max_chars: int = 5000,
+                   max_new_tokens: int = 32) -> dict[str, Any]:
+    """One of the 21 task categories per conversation (greedy decoding, one chat turn). A missing text
+    (failed sanitization) or an unparsable reply becomes :data:`UNPARSED`, a category of its own."""
+    lm = _lm(llm)
+    todo = [i for i, t in enumerate(texts) if t is not None]
+    out: list[str] = [UNPARSED] * len(texts)
+    if todo:
+        prompts = [[{"role": "user", "content": classification_prompt(texts[i], max_chars)}] for i in todo]
+        replies = lm.generate(prompts, max_new_tokens=max_new_tokens, temperature=0.0,
+                              seed=[seed + i for i in todo], on_error="none")
+        for i, r in zip(todo, replies):
+            out[i] = parse_category(r[0] if r else None) or UNPARSED
+    unparsed = sum(1 for c in out if c == UNPARSED)
+    return {"categories": out, "unparsed": unparsed, "failed": len(texts) - len(todo), "model": lm.describe()}
+
+
+def category_counts(labels: Sequence[str], categories: Sequence[str] = WILDCHAT_CATEGORIES) -> dict[str, int]:
+    """Counts per category (every category present, zeros included), plus :data:`UNPARSED` when it occurs."""
+    counts = {c: 0 for c in categories}
+    for lab in labels:
+        if lab not in counts and lab != UNPARSED:
+            raise ValueError(f"{lab!r} is not a known category")
+        counts[lab] = counts.get(lab, 0) + 1
+    return counts
+
+
+def chi_square_distance(counts: Mapping[str, float], original_counts: Mapping[str, float],
+                        original_total: float | None = None, correction: bool = False) -> float:
+    """The chi-square statistic of the 2xK table [counts; original rescaled] (``scipy.stats.
+    chi2_contingency``). ``correction=False``: no Yates continuity correction, so the statistic is a
+    plain distance; the released code used scipy's default (True), which differs only when exactly
+    two categories occur, where it shrinks small differences to 0.
+
+    The original row is rescaled to sum to ``original_total``: by default the first row's total, so
+    both rows weigh the same (the released code rescales to 1000). Categories absent from both rows
+    are dropped (they carry no information and would make an expected count zero); a category present
+    in only one row is kept with a zero in the other.
+    """
+    from scipy.stats import chi2_contingency
+
+    keys = sorted(set(counts) | set(original_counts))
+    a = np.array([float(counts.get(k, 0)) for k in keys])
+    b = np.array([float(original_counts.get(k, 0)) for k in keys])
+    if a.sum() <= 0 or b.sum() <= 0:
+        raise ValueError("both distributions need at least one counted record")
+    b = b * ((original_total if original_total is not None else a.sum()) / b.sum())
+    keep = (a + b) > 0
+    table = np.vstack([a[keep], b[keep]])
+    if table.shape[1] < 2:
+        return 0.0  # one category in both rows: identical distributions
+    return float(chi2_contingency(table, correction=correction).statistic)
+
+
+def random_category_chi_square(original_counts: Mapping[str, float], n_records: int,
+                               categories: Sequence[str] = WILDCHAT_CATEGORIES, n_draws: int = 20,
+                               seed: int = 0, original_total: float | None = None) -> float:
+    """The floor of :func:`category_utility`: the mean chi-square distance, over ``n_draws`` seeded
+    draws, of ``n_records`` categories assigned uniformly at random. (Seed 000 asked the LLM for
+    random categories; uniform seeded draws are the reproducible form of that baseline.)"""
+    rng = np.random.default_rng(seed)
+    values = []
+    for _ in range(n_draws):
+        draw = rng.integers(0, len(categories), size=n_records)
+        counts = {c: int(k) for c, k in zip(categories, np.bincount(draw, minlength=len(categories)))}
+        values.append(chi_square_distance(counts, original_counts, original_total))
+    return float(np.mean(values))
+
+
+def category_utility(labels: Sequence[str], original_labels: Sequence[str],
+                     categories: Sequence[str] = WILDCHAT_CATEGORIES, n_draws: int = 20, seed: int = 0,
+                     original_total: float | None = None) -> dict[str, Any]:
+    """Normalised category-distribution utility U = max(0, 1 - chi2_method / chi2_random) in [0, 1].
+
+    1 means the sanitized set's task distribution matches the original's; 0 means it is no closer
+    than random categories. ``labels``/``original_labels`` come from :func:`classify_tasks` on the
+    sanitized (or synthetic) and on the original conversations; :data:`UNPARSED` counts as a category.
+    U is NaN when the random baseline itself has distance 0 (cannot normalise).
+    """
+    counts = category_counts(labels, categories)
+    original = category_counts(original_labels, categories)
+    chi_method = chi_square_distance(counts, original, original_total)
+    chi_random = random_category_chi_square(original, len(labels), categories, n_draws, seed, original_total)
+    utility = float("nan") if chi_random <= 0 else max(0.0, 1.0 - chi_method / chi_random)
+    return {"utility": utility, "chi2": chi_method, "chi2_random": chi_random, "n": len(labels),
+            "unparsed": counts.get(UNPARSED, 0), "counts": counts, "original_counts": original}
+
+
+# =====================================================================================================
+# Coherence 1-5 (appendices A.1.2, C.5)
+# =====================================================================================================
+COHERENCE_PROMPTS = {"medqa": "coherence_medqa.txt", "wildchat": "coherence_wildchat.txt"}
+_RATING = re.compile(r"rating.*?(\d)", re.IGNORECASE)
+
+
+def parse_rating(reply: str | None) -> int | None:
+    """The first "rating ... <digit>" (case-insensitive, within a line) when the digit is 1-5, else None."""
+    if not reply:
+        return None
+    m = _RATING.search(reply)
+    if not m:
+        return None
+    value = int(m.group(1))
+    return value if 1 <= value <= 5 else None
+
+
+def coherence_prompt(document: str, domain: str = "medqa") -> str:
+    if domain not in COHERENCE_PROMPTS:
+        raise ValueError(f"domain must be one of {sorted(COHERENCE_PROMPTS)}, got {domain!r}")
+    return _prompt(COHERENCE_PROMPTS[domain]).rstrip("\n").replace("{document}", document)
+
+
+def coherence(llm: Any, texts: Sequence[str | None], domain: str = "medqa", seed: int = 0,
+              max_new_tokens: int = 160) -> dict[str, Any]:
+    """Mean 1-5 coherence over the parsable ratings (seed 000's rule), with the counts that did not
+    parse (``unparsed``) and the missing texts (``failed``) reported beside it."""
+    lm = _lm(llm)
+    todo = [i for i, t in enumerate(texts) if t is not None]
+    ratings: list[int | None] = [None] * len(texts)
+    if todo:
+        prompts = [[{"role": "user", "content": coherence_prompt(texts[i], domain)}] for i in todo]
+        replies = lm.generate(prompts, max_new_tokens=max_new_tokens, temperature=0.0,
+                              seed=[seed + i for i in todo], on_error="none")
+        for i, r in zip(todo, replies):
+            ratings[i] = parse_rating(r[0] if r else None)
+    scored = [r for r in ratings if r is not None]
+    unparsed = len(todo) - len(scored)
+    if unparsed:
+        logger.warning("coherence: %d of %d ratings unparsed (excluded from the mean, reported)", unparsed, len(todo))
+    return {"mean": float(np.mean(scored)) if scored else float("nan"), "n": len(texts), "n_scored": len(scored),
+            "unparsed": unparsed, "failed": len(texts) - len(todo), "ratings": ratings, "domain": domain,
+            "model": lm.describe()}
+
+
+# =====================================================================================================
+# Classifier utility (SST-2-style sets)
+# =====================================================================================================
+def classifier_utility(train_texts: Sequence[str | None], train_labels: Sequence[int],
+                       test_texts: Sequence[str], test_labels: Sequence[int],
+                       clean_train_texts: Sequence[str] | None = None, seed: int = 0,
+                       max_features: int = 50000, ngram_range: tuple[int, int] = (1, 2), C: float = 1.0) -> dict[str, Any]:
+    """Train TF-IDF + logistic regression on the *sanitized* training texts and test on *clean* texts.
+
+    With ``clean_train_texts`` (the same records before sanitization) the same classifier trained on
+    clean text is reported beside it, so the utility drop is visible. A missing sanitized text
+    (None) is trained on as an empty string (it keeps its label: a failure must cost utility).
+    """
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.metrics import accuracy_score, f1_score
+    from sklearn.pipeline import make_pipeline
+
+    if len(train_texts) != len(train_labels) or len(test_texts) != len(test_labels):
+        raise ValueError("texts and labels differ in length")
+    if len(set(train_labels)) < 2:
+        raise ValueError("the training labels need at least two classes")
+
+    def fit_eval(texts: Sequence[str | None]) -> dict[str, float]:
+        model = make_pipeline(
+            TfidfVectorizer(max_features=max_features, ngram_range=ngram_range, sublinear_tf=True),
+            LogisticRegression(C=C, max_iter=1000, random_state=seed),
+        )
+        try:
+            model.fit([t or "" for t in texts], list(train_labels))
+        except ValueError as e:
+            if "empty vocabulary" not in str(e):
+                raise
+            # nothing left to learn from (e.g. "remove all"): the majority-class predictor
+            from sklearn.dummy import DummyClassifier
+
+            model = DummyClassifier(strategy="most_frequent").fit([[0]] * len(texts), list(train_labels))
+            pred = model.predict([[0]] * len(test_texts))
+        else:
+            pred = model.predict(list(test_texts))
+        return {"accuracy": float(accuracy_score(test_labels, pred)),
+                "macro_f1": float(f1_score(test_labels, pred, average="macro"))}
+
+    result: dict[str, Any] = {**fit_eval(train_texts), "n_train": len(train_texts), "n_test": len(test_texts),
+                              "failed": sum(1 for t in train_texts if t is None),
+                              "model": f"tfidf{ngram_range}+logreg(C={C})"}
+    if clean_train_texts is not None:
+        if len(clean_train_texts) != len(train_texts):
+            raise ValueError("clean_train_texts must align with train_texts")
+        clean = fit_eval(clean_train_texts)
+        result["clean_accuracy"] = clean["accuracy"]
+        result["clean_macro_f1"] = clean["macro_f1"]
+    return result
