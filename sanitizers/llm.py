@@ -140,9 +140,9 @@ class SpanAbstraction(_LLMSanitizer):
         fn = self.__dict__.get("_detect")
         if fn is None:
             if self.detector == "presidio":
-                from textleak.scrubbing import PresidioEngine
+                from textleak.scrubbing import shared_engine
 
-                fn = anon.presidio_span_detector(PresidioEngine(entities=self.detector_entities).load())
+                fn = anon.presidio_span_detector(shared_engine(entities=self.detector_entities))
             else:
                 fn = anon.hf_span_detector(self.detector, aggregation_strategy=self.detector_aggregation)
             self._detect = fn

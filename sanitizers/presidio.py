@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from textleak.sanitization import SanitizeResult, Sanitizer, screen_text
-from textleak.scrubbing import OPERATORS, PresidioEngine
+from textleak.scrubbing import OPERATORS, PresidioEngine, shared_engine
 
 
 class PresidioScrubber(Sanitizer):
@@ -50,7 +50,7 @@ class PresidioScrubber(Sanitizer):
     def engine(self) -> PresidioEngine:
         engine = self.__dict__.get("_engine")
         if engine is None:
-            engine = PresidioEngine(self.spacy_model, self.entities, self.score_threshold, batch_size=self.batch_size).load()
+            engine = shared_engine(self.spacy_model, self.entities, self.score_threshold, batch_size=self.batch_size)
             self._engine = engine
         return engine
 

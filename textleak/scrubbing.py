@@ -122,6 +122,28 @@ def resolve_spacy_model(name: str | None = None) -> str:
     )
 
 
+_SPACY_PIPELINES: dict[str, Any] = {}
+_ENGINES: dict[tuple, "PresidioEngine"] = {}
+
+
+def _load_spacy(name: str) -> Any:
+    """A spaCy pipeline, loaded once per process and shared by every engine."""
+    if name not in _SPACY_PIPELINES:
+        import spacy
+
+        _SPACY_PIPELINES[name] = spacy.load(name)
+    return _SPACY_PIPELINES[name]
+
+
+def shared_engine(spacy_model: str | None = None, entities: Sequence[str] | None = None, score_threshold: float = 0.4,
+                  language: str = "en", batch_size: int = 32) -> "PresidioEngine":
+    """A loaded :class:`PresidioEngine`, one per configuration per process (models load once)."""
+    key = (spacy_model, tuple(entities) if entities is not None else None, float(score_threshold), language, int(batch_size))
+    if key not in _ENGINES:
+        _ENGINES[key] = PresidioEngine(spacy_model, entities, score_threshold, language, batch_size).load()
+    return _ENGINES[key]
+
+
 @dataclass(frozen=True)
 class Span:
     """One detected entity: character offsets into the record, Presidio entity type, score."""
@@ -185,7 +207,6 @@ class PresidioEngine:
     def load(self) -> "PresidioEngine":
         if self._analyzer is not None:
             return self
-        import spacy
         from presidio_analyzer import AnalyzerEngine, RecognizerRegistry
         from presidio_analyzer.nlp_engine import NerModelConfiguration, SpacyNlpEngine
         from presidio_anonymizer import AnonymizerEngine
@@ -199,7 +220,7 @@ class PresidioEngine:
             ),
         )
         # load the model ourselves: SpacyNlpEngine.load() would try spacy.cli.download on a miss
-        nlp_engine.nlp = {self.language: spacy.load(name)}
+        nlp_engine.nlp = {self.language: _load_spacy(name)}
         registry = RecognizerRegistry(supported_languages=[self.language])
         registry.load_predefined_recognizers(languages=[self.language], nlp_engine=nlp_engine)
         registry.remove_recognizer("EmailRecognizer")
