@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from textleak.llm.base import GenerationParams, LanguageModel, LLMError, Prompt, normalize_prompt
+from textleak.llm.base import GenerationParams, LanguageModel, LLMError, Prompt, PromptError, normalize_prompt
 from textleak.llm.scripted import ScriptedLM
 
-__all__ = ["GenerationParams", "LanguageModel", "LLMError", "Prompt", "ScriptedLM", "load_llm", "normalize_prompt"]
+__all__ = ["GenerationParams", "LanguageModel", "LLMError", "Prompt", "PromptError", "ScriptedLM", "load_llm", "normalize_prompt"]
 
 _LOADED: dict[tuple, LanguageModel] = {}
 

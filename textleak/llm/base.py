@@ -25,6 +25,19 @@ class LLMError(RuntimeError):
     """A backend failed for a prompt after its retries (the message names the prompt index)."""
 
 
+class PromptError(ValueError):
+    """A prompt the backend cannot take as it is (e.g. longer than the model's context).
+
+    Backends raise it with the prompt's index in the list they were handed; the public ``generate`` and
+    ``score`` re-raise it with the index in the caller's list, so the message names the caller's record.
+    """
+
+    def __init__(self, index: int, problem: str):
+        self.index = index
+        self.problem = problem
+        super().__init__(f"prompt {index}: {problem}")
+
+
 @dataclass(frozen=True)
 class GenerationParams:
     """Decoding parameters; part of every cache key."""
@@ -146,7 +159,10 @@ class LanguageModel(ABC):
         uniq = [i for i in todo if first.setdefault(keys[i], i) == i]
         if uniq:
             logger.debug("%s: %d cached, %d to generate", self.model_name, len(norm) - len(todo), len(uniq))
-            outs = self._generate([norm[i] for i in uniq], params, [seeds[i] for i in uniq])
+            try:
+                outs = self._generate([norm[i] for i in uniq], params, [seeds[i] for i in uniq])
+            except PromptError as e:
+                raise PromptError(uniq[e.index], e.problem) from None
             fresh = {}
             for i, out in zip(uniq, outs):
                 out = list(out)
@@ -183,7 +199,10 @@ class LanguageModel(ABC):
         first: dict[str, int] = {}
         uniq = [i for i, k in enumerate(keys) if k not in hit and first.setdefault(k, i) == i]
         if uniq:
-            outs = self._score([norm[i] for i in uniq], [per_prompt[i] for i in uniq])
+            try:
+                outs = self._score([norm[i] for i in uniq], [per_prompt[i] for i in uniq])
+            except PromptError as e:
+                raise PromptError(uniq[e.index], e.problem) from None
             fresh = {keys[i]: [float(x) for x in out] for i, out in zip(uniq, outs)}
             cache.set_many(fresh)
             hit.update(fresh)

@@ -1,0 +1,594 @@
+"""The transformers backend: any causal LM from the Hub, a local folder, or a GGUF file.
+
+Design choices, each pinned by a test:
+
+- **Prompts.** A string is raw text (the tokenizer adds its BOS token; no chat template is applied,
+  even on a chat model). A list of messages goes through the tokenizer's chat template with
+  ``add_generation_prompt=True``; a tokenizer without one (e.g. a base model) gets a plain
+  "System:/User:/Assistant:" rendering ending in ``"Assistant:"`` (:func:`plain_chat`).
+- **Reproducible sampling.** Each sampled row (prompt, sample index) draws from its own
+  ``torch.Generator`` seeded from the prompt's seed and the sample index, inside a logits processor;
+  so a sample depends on its seed, never on which other prompts share its batch. Greedy decoding
+  batches freely. No global RNG state is touched.
+- **Banned phrases** are matched case-insensitively as substrings of the generated text (which covers
+  every casing and spacing variant, and every tokenization of them). Before a token is accepted, the
+  decoded text with that token is checked; a token that would complete a banned phrase is masked and
+  another one is drawn. So a banned phrase cannot appear in the output (the controlled-generation
+  code relies on this for zero leakage); a final check turns any miss into a failure, never a leak.
+- **Stop strings** end a row's decoding once they appear in its decoded text; the output is cut
+  before the first stop string.
+- **Context length.** ``truncation="error"`` (default) raises :class:`PromptError` naming the prompt
+  when prompt + ``max_new_tokens`` (or prompt + choice, when scoring) exceeds the context;
+  ``truncation="left"`` drops the oldest prompt tokens (keeping BOS) with a warning.
+- **Scoring** tokenizes prompt + choice jointly; the choice's tokens are those after the longest
+  common token prefix of the prompt alone and the joint text (so a token straddling the boundary is
+  scored as part of the choice). Rows are sorted so that rows sharing a token prefix (the choices of
+  one prompt, or many prompts sharing an instruction and demos) are batched together; their common
+  prefix is run once and its KV cache reused for the rest of every row.
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect
+import logging
+import os
+import re
+from pathlib import Path
+from typing import Any, Sequence
+
+from textleak.cache import DiskCache, content_hash, file_hash, model_cache_root
+from textleak.llm.base import GenerationParams, LanguageModel, PromptError
+
+logger = logging.getLogger(__name__)
+
+_WEIGHT_SUFFIXES = (".safetensors", ".bin", ".gguf", ".pt", ".pth")
+_META_FILES = ("config.json", "generation_config.json", "tokenizer.json", "tokenizer_config.json",
+               "tokenizer.model", "special_tokens_map.json", "chat_template.jinja", "chat_template.json")
+_MAX_REDRAWS = 64
+
+
+def plain_chat(messages: Sequence[dict]) -> str:
+    """Render chat messages as plain text for a tokenizer without a chat template (a base model)."""
+    names = {"system": "System", "user": "User", "assistant": "Assistant"}
+    parts = [f"{names[m['role']]}: {m['content']}" for m in messages]
+    return "\n\n".join(parts) + "\n\nAssistant:"
+
+
+def sample_seed(seed: int, sample_index: int) -> int:
+    """The generator seed of one sampled row: a stable function of the prompt's seed and sample index."""
+    return int(content_hash("sample-seed", int(seed), int(sample_index))[:15], 16)
+
+
+def _common_prefix_len(a: Sequence[int], b: Sequence[int]) -> int:
+    n = min(len(a), len(b))
+    i = 0
+    while i < n and a[i] == b[i]:
+        i += 1
+    return i
+
+
+def _cached_file_hash(path: Path) -> str:
+    """SHA-256 of a file, memoised by (path, size, mtime) so big weight files are hashed once."""
+    st = path.stat()
+    memo = DiskCache("file_hashes", root=model_cache_root())
+    key = content_hash(str(path.resolve()), st.st_size, st.st_mtime_ns)
+    got = memo.get(key)
+    if got is None:
+        got = file_hash(path)
+        memo.set(key, got)
+    return got
+
+
+class TransformersLM(LanguageModel):
+    """A transformers causal LM behind the cached :class:`LanguageModel` interface.
+
+    ``TransformersLM("Qwen/Qwen2.5-0.5B-Instruct")``, ``TransformersLM("/path/to/folder")``,
+    ``TransformersLM("/path/model.gguf")`` or ``TransformersLM("org/repo::model.Q4_K_M.gguf")``
+    (GGUF weights are dequantized by transformers; needs the ``gguf`` package).
+
+    Options: ``revision``; ``dtype`` ("auto": float32 on CPU, the checkpoint's dtype on GPU; or
+    "float32"/"bfloat16"/"float16"); ``device`` ("cpu", "cuda", ...) or ``device_map`` (accelerate);
+    ``batch_size`` (rows per forward pass); ``max_context`` (defaults to the model's
+    ``max_position_embeddings``); ``truncation`` ("error" or "left", see module doc); ``chat_template``
+    (a Jinja string overriding the tokenizer's); ``prefix_cache`` (reuse the KV cache of shared prompt
+    prefixes when scoring; on by default); ``trust_remote_code``; ``use_cache`` (the on-disk result
+    cache; on by default). The model loads on the first call that needs it, once.
+    """
+
+    backend = "hf"
+
+    def __init__(
+        self,
+        model_id_or_path: str | os.PathLike,
+        *,
+        gguf_file: str | None = None,
+        revision: str | None = None,
+        dtype: str = "auto",
+        device: str | None = None,
+        device_map: Any = None,
+        batch_size: int = 8,
+        max_context: int | None = None,
+        truncation: str = "error",
+        chat_template: str | None = None,
+        prefix_cache: bool = True,
+        trust_remote_code: bool = False,
+        use_cache: bool = True,
+        model_name: str | None = None,
+    ):
+        source = str(model_id_or_path)
+        if gguf_file is None and "::" in source:
+            source, gguf_file = source.split("::", 1)
+        elif gguf_file is None and source.endswith(".gguf") and Path(source).expanduser().is_file():
+            path = Path(source).expanduser().resolve()
+            source, gguf_file = str(path.parent), path.name
+        if truncation not in ("error", "left"):
+            raise ValueError(f"truncation must be 'error' or 'left', got {truncation!r}")
+        if batch_size < 1:
+            raise ValueError("batch_size must be >= 1")
+        self.source = source
+        self.gguf_file = gguf_file
+        self.revision = revision
+        self.dtype = str(dtype).replace("torch.", "")
+        self.device = device
+        self.device_map = device_map
+        self.batch_size = int(batch_size)
+        self.max_context = max_context
+        self.truncation = truncation
+        self.chat_template = chat_template
+        self.prefix_cache = bool(prefix_cache)
+        self.trust_remote_code = trust_remote_code
+        self.model_name = model_name or (f"{source}::{gguf_file}" if gguf_file else source)
+        self.cache = DiskCache("llm", enabled=use_cache)
+        self._model = None
+        self._tokenizer = None
+        self._fingerprint: str | None = None
+        self._stats = {"forward_calls": 0, "forward_tokens": 0}
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.model_name!r}, dtype={self.dtype!r}, device={self.device or self.device_map!r})"
+
+    def __setstate__(self, state: dict) -> None:
+        super().__setstate__(state)
+        self._model = None
+        self._tokenizer = None
+        self._fingerprint = None
+        self._stats = {"forward_calls": 0, "forward_tokens": 0}
+
+    # ---- identity -------------------------------------------------------------------------------
+    def _model_source(self) -> str:
+        """The folder or Hub id to load from (subclasses may resolve it lazily)."""
+        return self.source
+
+    def _weights_identity(self) -> str:
+        """Hashes of the local files, or the resolved Hub commit, without loading the model."""
+        src = self._model_source()
+        path = Path(src).expanduser()
+        if path.is_dir():
+            files = sorted(
+                p for p in path.iterdir()
+                if p.is_file() and (p.suffix in _WEIGHT_SUFFIXES or p.name in _META_FILES)
+                and (self.gguf_file is None or p.suffix != ".gguf" or p.name == self.gguf_file)
+            )
+            if not files:
+                raise FileNotFoundError(f"no model files in {path}")
+            return content_hash([(p.name, _cached_file_hash(p)) for p in files])
+        return "hub:" + self._hub_commit(src)
+
+    def _hub_commit(self, repo_id: str) -> str:
+        if self.revision and re.fullmatch(r"[0-9a-f]{40}", self.revision):
+            return self.revision
+        from huggingface_hub import try_to_load_from_cache
+
+        probe = self.gguf_file or "config.json"
+        cached = try_to_load_from_cache(repo_id, probe, revision=self.revision)
+        if isinstance(cached, str):
+            m = re.search(r"/snapshots/([0-9a-f]{40})/", cached.replace(os.sep, "/"))
+            if m:
+                return m.group(1)
+        try:
+            from huggingface_hub import HfApi
+
+            return HfApi().model_info(repo_id, revision=self.revision).sha
+        except Exception as e:  # offline and not cached: load it and use the commit it came from
+            logger.info("could not resolve %s on the Hub (%s); loading to fingerprint", repo_id, e)
+            self._load()
+            commit = getattr(self._model.config, "_commit_hash", None)
+            if not commit:
+                raise RuntimeError(f"cannot fingerprint {repo_id!r}: not a local folder and no Hub commit") from e
+            return commit
+
+    def fingerprint(self) -> str:
+        """Weights (file hashes or Hub commit) plus every option that changes outputs."""
+        if self._fingerprint is None:
+            self._fingerprint = content_hash(
+                self._weights_identity(), self.gguf_file, self.dtype, self.chat_template, self.truncation,
+                self.max_context,
+            )[:32]
+        return self._fingerprint
+
+    # ---- loading --------------------------------------------------------------------------------
+    def _torch_dtype(self):
+        import torch
+
+        if self.dtype == "auto":
+            on_gpu = (self.device or "").startswith("cuda") or (self.device_map is not None and torch.cuda.is_available())
+            return "auto" if on_gpu else torch.float32
+        return getattr(torch, self.dtype)
+
+    def _load(self) -> None:
+        if self._model is not None:
+            return
+        import torch
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        src = self._model_source()
+        kwargs: dict[str, Any] = {"revision": self.revision, "trust_remote_code": self.trust_remote_code}
+        if self.gguf_file:
+            kwargs["gguf_file"] = self.gguf_file
+        logger.info("loading %s", self.model_name)
+        tokenizer = AutoTokenizer.from_pretrained(src, **kwargs)
+        model_kwargs = dict(kwargs, dtype=self._torch_dtype())
+        if self.device_map is not None:
+            model_kwargs["device_map"] = self.device_map
+        model = AutoModelForCausalLM.from_pretrained(src, **model_kwargs)
+        if self.device_map is None:
+            model.to(self.device or ("cuda" if torch.cuda.is_available() else "cpu"))
+        model.eval()
+        self._tokenizer = tokenizer
+        self._model = model
+
+    @property
+    def tokenizer(self):
+        self._load()
+        return self._tokenizer
+
+    @property
+    def model(self):
+        self._load()
+        return self._model
+
+    @property
+    def forward_stats(self) -> dict[str, int]:
+        """Forward passes and tokens fed to the model since construction (for benchmarks and tests)."""
+        return dict(self._stats)
+
+    def context_length(self) -> int:
+        if self.max_context:
+            return int(self.max_context)
+        cfg = self.model.config
+        cfg = getattr(cfg, "text_config", None) or cfg
+        for name in ("max_position_embeddings", "n_positions", "max_sequence_length", "seq_length"):
+            value = getattr(cfg, name, None)
+            if value:
+                return int(value)
+        return int(min(self.tokenizer.model_max_length, 1 << 20))
+
+    # ---- prompt handling ------------------------------------------------------------------------
+    def render(self, prompt) -> tuple[str, bool]:
+        """The text a prompt becomes, and whether the tokenizer should add its special tokens."""
+        tok = self.tokenizer
+        if isinstance(prompt, str):
+            return prompt, True
+        template = self.chat_template or getattr(tok, "chat_template", None)
+        if template:
+            text = tok.apply_chat_template(list(prompt), tokenize=False, add_generation_prompt=True, chat_template=template)
+            bos = tok.bos_token
+            return text, not (bos and text.startswith(bos))
+        return plain_chat(prompt), True
+
+    def _encode_text(self, text: str, add_special: bool) -> list[int]:
+        return list(self.tokenizer(text, add_special_tokens=add_special)["input_ids"])
+
+    def encode(self, prompt) -> list[int]:
+        """Token ids of a prompt, as the model sees it."""
+        return self._encode_text(*self.render(prompt))
+
+    def _n_protected(self, ids: Sequence[int]) -> int:
+        bos = self.tokenizer.bos_token_id
+        return 1 if ids and bos is not None and ids[0] == bos else 0
+
+    def _fit(self, index: int, ids: list[int], budget: int, what: str) -> tuple[list[int], int]:
+        """Apply the context policy; returns the ids and how many prompt tokens were dropped."""
+        limit = self.context_length()
+        if len(ids) + budget <= limit:
+            return ids, 0
+        problem = (f"{len(ids)} tokens + {what} exceed the model's context of {limit} tokens "
+                   f"(pass truncation='left' to drop the oldest prompt tokens, or shorten the record)")
+        if self.truncation == "error":
+            raise PromptError(index, problem)
+        keep_head = self._n_protected(ids)
+        drop = len(ids) + budget - limit
+        if drop > len(ids) - keep_head - 1:
+            raise PromptError(index, problem + f"; even truncated, nothing of the prompt would remain")
+        logger.warning("prompt %d: dropping its first %d tokens to fit the context of %d tokens", index, drop, limit)
+        return ids[:keep_head] + ids[keep_head + drop:], drop
+
+    def _eos_ids(self) -> list[int]:
+        ids: list[int] = []
+        gen_eos = getattr(self.model.generation_config, "eos_token_id", None)
+        for value in (gen_eos, self.tokenizer.eos_token_id):
+            if value is None:
+                continue
+            for v in value if isinstance(value, (list, tuple)) else [value]:
+                if int(v) not in ids:
+                    ids.append(int(v))
+        return ids
+
+    def _pad_id(self) -> int:
+        tok = self.tokenizer
+        if tok.pad_token_id is not None:
+            return int(tok.pad_token_id)
+        eos = self._eos_ids()
+        return eos[0] if eos else 0
+
+    def _device(self):
+        return next(self.model.parameters()).device
+
+    # ---- generation -----------------------------------------------------------------------------
+    def _generate(self, prompts: list, params: GenerationParams, seeds: list[int]) -> list[list[str | None]]:
+        from tqdm.auto import tqdm
+
+        encoded = [self._fit(i, self.encode(p), params.max_new_tokens, f"max_new_tokens={params.max_new_tokens}")[0]
+                   for i, p in enumerate(prompts)]
+        samples = 1 if params.greedy else params.n
+        rows = [(i, j) for i in range(len(prompts)) for j in range(samples)]
+        order = sorted(range(len(rows)), key=lambda r: len(encoded[rows[r][0]]))
+        results: dict[tuple[int, int], str | None] = {}
+        batches = [order[k:k + self.batch_size] for k in range(0, len(order), self.batch_size)]
+        for batch in tqdm(batches, desc=f"generate {self.model_name}", disable=len(batches) < 4, leave=False):
+            texts = self._generate_batch(
+                [encoded[rows[r][0]] for r in batch],
+                [sample_seed(seeds[rows[r][0]], rows[r][1]) for r in batch],
+                params,
+            )
+            for r, text in zip(batch, texts):
+                results[rows[r]] = text
+        if params.greedy:
+            return [[results[(i, 0)]] * params.n for i in range(len(prompts))]
+        return [[results[(i, j)] for j in range(params.n)] for i in range(len(prompts))]
+
+    def _generate_batch(self, id_lists: list[list[int]], row_seeds: list[int], params: GenerationParams) -> list[str | None]:
+        import torch
+        from transformers import GenerationConfig, LogitsProcessorList, StoppingCriteriaList
+
+        pad = self._pad_id()
+        width = max(len(ids) for ids in id_lists)
+        input_ids = torch.tensor([[pad] * (width - len(ids)) + ids for ids in id_lists], dtype=torch.long)
+        attention = torch.tensor([[0] * (width - len(ids)) + [1] * len(ids) for ids in id_lists], dtype=torch.long)
+        device = self._device()
+        input_ids, attention = input_ids.to(device), attention.to(device)
+        eos = self._eos_ids()
+        processors = LogitsProcessorList()
+        guard = _PhraseGuard(self.tokenizer, params.banned_phrases, width) if params.banned_phrases else None
+        if not params.greedy or guard is not None:
+            generators = None
+            if not params.greedy:
+                generators = [torch.Generator().manual_seed(s) for s in row_seeds]
+            processors.append(_TokenChooser(params.temperature, params.top_p, generators, guard, eos))
+        stopping = StoppingCriteriaList()
+        if params.stop:
+            stopping.append(_StopOnStrings(self.tokenizer, params.stop, width))
+        config = GenerationConfig(
+            max_new_tokens=params.max_new_tokens, do_sample=False, num_beams=1,
+            eos_token_id=eos or None, pad_token_id=pad,
+        )
+        with torch.inference_mode():
+            out = self.model.generate(
+                input_ids=input_ids, attention_mask=attention, generation_config=config,
+                logits_processor=processors, stopping_criteria=stopping,
+            )
+        self._stats["forward_calls"] += out.shape[1] - width
+        self._stats["forward_tokens"] += int(attention.sum()) + (out.shape[1] - width) * len(id_lists)
+        texts: list[str | None] = []
+        for row in out[:, width:].tolist():
+            for k, tok in enumerate(row):
+                if tok in eos:
+                    row = row[:k]
+                    break
+            text = self.tokenizer.decode(row, skip_special_tokens=True)
+            if params.stop:
+                cut = min((pos for pos in (text.find(s) for s in params.stop) if pos >= 0), default=-1)
+                if cut >= 0:
+                    text = text[:cut]
+            if guard is not None and guard.first_match(text) is not None:
+                logger.error("a banned phrase survived decoding; reporting the row as failed")
+                text = None
+            texts.append(text)
+        return texts
+
+    # ---- scoring --------------------------------------------------------------------------------
+    def _score(self, prompts: list, choices: list[list[str]]) -> list[list[float]]:
+        import torch
+        from tqdm.auto import tqdm
+
+        rows: list[tuple[int, int, list[int], int]] = []  # (prompt, choice, ids, first choice token)
+        for i, (prompt, options) in enumerate(zip(prompts, choices)):
+            text, add_special = self.render(prompt)
+            prompt_ids = self._encode_text(text, add_special)
+            for j, choice in enumerate(options):
+                if not isinstance(choice, str) or not choice:
+                    raise PromptError(i, f"choice {j} must be a non-empty string, got {choice!r}")
+                joint = self._encode_text(text + choice, add_special)
+                start = _common_prefix_len(prompt_ids, joint)
+                if start >= len(joint):
+                    raise PromptError(i, f"choice {j} ({choice!r}) adds no tokens to the prompt")
+                if start == 0:
+                    raise PromptError(i, "the prompt is empty and the tokenizer adds no BOS token: nothing to condition on")
+                n_choice = len(joint) - start
+                head, dropped = self._fit(i, joint[:start], n_choice, f"choice {j} ({n_choice} tokens)")
+                rows.append((i, j, head + joint[start:], start - dropped))
+        scores = [[0.0] * len(c) for c in choices]
+        order = sorted(range(len(rows)), key=lambda r: rows[r][2])
+        batches = [order[k:k + self.batch_size] for k in range(0, len(order), self.batch_size)]
+        prefix_memo: dict[tuple, tuple] = {}
+        device = self._device()
+        with torch.inference_mode():
+            for batch in tqdm(batches, desc=f"score {self.model_name}", disable=len(batches) < 4, leave=False):
+                seqs = [rows[r][2] for r in batch]
+                starts = [rows[r][3] for r in batch]
+                values = self._score_batch(seqs, starts, prefix_memo, device)
+                for r, v in zip(batch, values):
+                    scores[rows[r][0]][rows[r][1]] = v
+        return scores
+
+    def _prefix_state(self, prefix: tuple, memo: dict, device):
+        """KV cache and last-position log-probs of a shared prefix, computed once per call."""
+        import torch
+        from transformers import DynamicCache
+
+        if prefix not in memo:
+            memo.clear()  # rows are sorted, so a prefix that changed will not come back
+            cache = DynamicCache(config=self.model.config)
+            ids = torch.tensor([list(prefix)], dtype=torch.long, device=device)
+            out = self.model(input_ids=ids, attention_mask=torch.ones_like(ids), past_key_values=cache,
+                             use_cache=True, logits_to_keep=1)
+            self._stats["forward_calls"] += 1
+            self._stats["forward_tokens"] += len(prefix)
+            memo[prefix] = (out.past_key_values, torch.log_softmax(out.logits[0, -1].float(), dim=-1))
+        return memo[prefix]
+
+    def _score_batch(self, seqs: list[list[int]], starts: list[int], memo: dict, device) -> list[float]:
+        import torch
+
+        g = 0
+        if self.prefix_cache:
+            g = min(starts)
+            for s in seqs[1:]:
+                g = min(g, _common_prefix_len(seqs[0], s))
+        past, prefix_lp = None, None
+        if g > 0:
+            cache, prefix_lp = self._prefix_state(tuple(seqs[0][:g]), memo, device)
+            past = copy.deepcopy(cache)
+            if len(seqs) > 1:
+                past.batch_repeat_interleave(len(seqs))
+        pad = self._pad_id()
+        tails = [s[g:] for s in seqs]
+        width = max(len(t) for t in tails)
+        ids = torch.tensor([t + [pad] * (width - len(t)) for t in tails], dtype=torch.long, device=device)
+        mask = torch.tensor([[1] * (g + len(t)) + [0] * (width - len(t)) for t in tails], dtype=torch.long, device=device)
+        # positions (in the tail) whose logits predict a choice token: start-1 .. len-2
+        keep = torch.zeros((len(seqs), width), dtype=torch.bool)
+        for r, (s, t) in enumerate(zip(starts, tails)):
+            lo = max(s - 1 - g, 0)
+            keep[r, lo:len(t) - 1] = True
+        out = self.model(input_ids=ids, attention_mask=mask, past_key_values=past, use_cache=past is not None,
+                         logits_to_keep=keep.to(device))
+        self._stats["forward_calls"] += 1
+        self._stats["forward_tokens"] += len(seqs) * width
+        logits = out.logits
+        if logits.dim() == 3:  # an older transformers that ignored the boolean mask
+            logits = logits[keep.to(logits.device)]
+        logprobs = torch.log_softmax(logits.float(), dim=-1)
+        values, k = [], 0
+        for r, (s, seq, t) in enumerate(zip(starts, seqs, tails)):
+            total = 0.0
+            if s == g:  # the first choice token is predicted by the prefix's last position
+                total += float(prefix_lp[seq[g]])
+            n_kept = int(keep[r].sum())
+            targets = seq[max(s, g + 1):]
+            assert len(targets) == n_kept, (len(targets), n_kept)
+            if n_kept:
+                rows_lp = logprobs[k:k + n_kept]
+                total += float(rows_lp.gather(1, torch.tensor(targets, device=rows_lp.device)[:, None]).sum())
+            k += n_kept
+            values.append(total)
+        return values
+
+
+try:  # subclassing keeps LogitsProcessorList/StoppingCriteriaList happy; transformers is imported lazily elsewhere
+    from transformers import LogitsProcessor as _LogitsProcessorBase
+    from transformers import StoppingCriteria as _StoppingCriteriaBase
+except ImportError:  # pragma: no cover
+    _LogitsProcessorBase = _StoppingCriteriaBase = object
+
+
+class _PhraseGuard:
+    """Checks whether the generated text (plus a candidate token) contains a banned phrase."""
+
+    def __init__(self, tokenizer, phrases: Sequence[str], prompt_width: int):
+        self.tokenizer = tokenizer
+        self.phrases = sorted({p.casefold() for p in phrases if p and p.strip()})
+        self.prompt_width = prompt_width
+
+    def first_match(self, text: str) -> str | None:
+        folded = text.casefold()
+        return next((p for p in self.phrases if p in folded), None)
+
+    def allows(self, generated: list[int], candidate: int) -> bool:
+        text = self.tokenizer.decode(generated + [candidate], skip_special_tokens=True)
+        return self.first_match(text) is None
+
+
+class _TokenChooser(_LogitsProcessorBase):
+    """A logits processor that picks each row's next token itself: argmax (greedy) or a draw from the
+    row's own generator after temperature and top-p, re-drawing while the banned-phrase guard rejects
+    the token. It returns logits that make the pick the only choice, so ``generate`` runs greedy."""
+
+    def __init__(self, temperature: float, top_p: float, generators, guard: _PhraseGuard | None, eos: list[int]):
+        self.temperature = temperature
+        self.top_p = top_p
+        self.generators = generators
+        self.guard = guard
+        self.eos = eos
+
+    def _distribution(self, logits):
+        import torch
+
+        probs = torch.softmax(logits / self.temperature, dim=-1)
+        if self.top_p < 1.0:
+            sorted_p, idx = torch.sort(probs, descending=True)
+            cum = torch.cumsum(sorted_p, dim=-1)
+            drop = (cum - sorted_p) >= self.top_p
+            sorted_p[drop] = 0.0
+            probs = torch.zeros_like(probs).scatter_(0, idx, sorted_p)
+        return probs
+
+    def __call__(self, input_ids, scores):
+        import torch
+
+        logits_all = scores.detach().float().cpu()
+        choice = torch.empty(scores.shape[0], dtype=torch.long)
+        for r in range(scores.shape[0]):
+            logits = logits_all[r]
+            generated = input_ids[r, self.guard.prompt_width:].tolist() if self.guard else []
+            probs = None if self.generators is None else self._distribution(logits)
+            for _ in range(_MAX_REDRAWS):
+                if probs is None:
+                    pick = int(torch.argmax(logits))
+                else:
+                    if float(probs.sum()) <= 0:
+                        pick = self.eos[0] if self.eos else int(torch.argmax(logits))
+                        break
+                    pick = int(torch.multinomial(probs, 1, generator=self.generators[r]))
+                if self.guard is None or pick in self.eos or self.guard.allows(generated, pick):
+                    break
+                logits[pick] = float("-inf")
+                if probs is not None:
+                    probs[pick] = 0.0
+            else:
+                logger.warning("%d tokens in a row would complete a banned phrase; ending the row", _MAX_REDRAWS)
+                pick = self.eos[0] if self.eos else pick
+            choice[r] = pick
+        out = torch.full_like(scores, float("-inf"))
+        out[torch.arange(scores.shape[0], device=scores.device), choice.to(scores.device)] = 0.0
+        return out
+
+
+class _StopOnStrings(_StoppingCriteriaBase):
+    """Per-row stopping once any stop string appears in the row's decoded continuation."""
+
+    def __init__(self, tokenizer, stops: Sequence[str], prompt_width: int):
+        self.tokenizer = tokenizer
+        self.stops = [s for s in stops if s]
+        self.prompt_width = prompt_width
+
+    def __call__(self, input_ids, scores, **kwargs):
+        import torch
+
+        done = []
+        for row in input_ids[:, self.prompt_width:].tolist():
+            text = self.tokenizer.decode(row, skip_special_tokens=True)
+            done.append(any(s in text for s in self.stops))
+        return torch.tensor(done, dtype=torch.bool, device=input_ids.device)
+
