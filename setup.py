@@ -3,6 +3,21 @@
 from pathlib import Path
 
 from setuptools import find_packages, setup
+from setuptools.command.build_py import build_py
+
+class BuildPyWithMetricsHook(build_py):
+    """Also ship ``textleak-metrics.pth`` at the root of site-packages: at interpreter start-up it puts
+    textleak's metric shims into evaluate's module cache when they are missing (a few stat calls; never
+    raises; ``TEXTLEAK_NO_AUTOINSTALL=1`` turns it off), so ``evaluate.load("semantic_leakage")`` works
+    right after ``pip install``. ``textleak install-metrics`` does the same explicitly."""
+
+    def run(self):
+        super().run()
+        self.copy_file(str(Path(__file__).parent / "textleak-metrics.pth"), str(Path(self.build_lib) / "textleak-metrics.pth"), preserve_mode=0)
+
+    def get_outputs(self, include_bytecode=1):
+        return super().get_outputs(include_bytecode) + [str(Path(self.build_lib) / "textleak-metrics.pth")]
+
 
 here = Path(__file__).parent
 version: dict = {}
@@ -83,6 +98,7 @@ setup(
     },
     install_requires=core,
     extras_require=extras,
+    cmdclass={"build_py": BuildPyWithMetricsHook},
     entry_points={
         "console_scripts": ["textleak = textleak.cli:main"],
         "textleak.sanitizers": sanitizer_entry_points,
