@@ -125,9 +125,14 @@ def medqa_accuracy(
     if scoring not in ("auto", "logprob", "generate"):
         raise ValueError("scoring must be 'auto', 'logprob' or 'generate'")
     demo_list = load_medqa_demos() if demos == "default" else list(demos or [])
-    evaluated = {q.strip() for q in questions}
+    # an item is its question with its options: question sentences alone ("What is the most likely
+    # diagnosis?") repeat across unrelated records
+    def item_key(question: str, opts: Mapping[str, str]) -> tuple:
+        return (question.strip(), tuple(sorted((k, str(v).strip()) for k, v in opts.items())))
+
+    evaluated = {item_key(q, o) for q, o in zip(questions, options)}
     for i, d in enumerate(demo_list):
-        if d["question"].strip() in evaluated:
+        if item_key(d["question"], d["options"]) in evaluated:
             raise ValueError(f"demo {i} has the same question as an evaluated record: demos must never come from the evaluated set")
     for i, a in enumerate(answers):
         if a not in LETTERS:

@@ -1,0 +1,97 @@
+"""`textleak study`: every stage for every sanitizer, resume after interruption, the report."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from textleak.cli import main
+from textleak.llm import ScriptedLM
+from textleak.study import StudyConfig, load_study_records, run_study
+
+
+def _always_a():
+    # log-prob scorer that prefers " A" whatever the prompt: accuracy = share of records whose answer is A
+    return ScriptedLM(lambda p, i, s: "A", scorer=lambda p, c: 0.0 if c.strip() == "A" else -5.0, name="always-A")
+
+
+def test_study_rows_utility_and_resume(tmp_path, monkeypatch):
+    cfg = StudyConfig(dataset="demo", limit=16, sanitizers=["identity", "remove_all"], llm=_always_a(),
+                      output=str(tmp_path / "study"), bootstrap=200)
+    result = run_study(cfg, progress=False)
+    _, records = load_study_records(cfg)
+    expected_acc = sum(r["answer_idx"] == "A" for r in records) / len(records)
+    rows = {r["sanitizer"]: r for r in result["rows"]}
+    assert rows["remove_all"]["semantic_privacy"] == 1.0 and rows["remove_all"]["lexical_privacy"] == 1.0
+    assert rows["identity"]["semantic_privacy"] < 0.3 < rows["remove_all"]["semantic_privacy"]
+    assert rows["identity"]["linkage_rate"] >= 0.9
+    assert rows["identity"]["linkage"]["first"] >= 0.9 and rows["remove_all"]["linkage"]["first"] <= 1 / 16
+    for row in rows.values():
+        assert row["utility"] == pytest.approx(expected_acc)
+        lo, hi = row["utility_ci95"]
+        assert lo <= expected_acc <= hi
+    # drill-down: identity links every record to itself and shows the original text beside it
+    first = result["records"]["identity"][0]
+    assert first["linked_text"] == first["original"] and first["aux_claims"]
+    assert all(not c.get("aux") for c in first["claims"])
+    page = (tmp_path / "study" / "report.html").read_text()
+    assert page.count("<details class='record'>") == 32
+
+    # resume: no stage runs again (a sanitizer or judge call would fail now)
+    def boom(*a, **k):
+        raise AssertionError("stage recomputed on resume")
+
+    monkeypatch.setattr("textleak.sanitization.create_sanitizer", boom)
+    monkeypatch.setattr("textleak.leakage.evaluate_leakage", boom)
+    again = run_study(cfg, progress=False)
+    assert [r["semantic_privacy"] for r in again["rows"]] == [r["semantic_privacy"] for r in result["rows"]]
+
+
+def test_interrupted_stage_file_is_not_taken_for_finished(tmp_path):
+    cfg = StudyConfig(dataset="demo", limit=6, sanitizers=["identity"], utility=False, linkage_ablation=False,
+                      output=str(tmp_path / "s"), bootstrap=100)
+    (tmp_path / "s" / "identity").mkdir(parents=True)
+    (tmp_path / "s" / "identity" / "sanitized.tmp").write_text('{"id": "0", "sanitized": "half')  # a crash mid-write
+    result = run_study(cfg, progress=False)
+    assert result["rows"][0]["semantic_privacy"] is not None
+    rows = [json.loads(l) for l in open(tmp_path / "s" / "identity" / "sanitized.jsonl")]
+    assert len(rows) == 6 and all(r["status"] == "ok" for r in rows)
+
+
+def test_study_command_prints_table_and_writes_report(tmp_path, capsys):
+    out = tmp_path / "cli"
+    code = main(["study", "--dataset", "demo", "--limit", "8", "--sanitizers", "identity,remove_all",
+                 "--no-utility", "--output", str(out)])
+    assert code == 0
+    text = capsys.readouterr().out
+    lines = [l for l in text.splitlines() if l.startswith(("identity", "remove_all"))]
+    assert lines[0].split()[0] == "identity" and lines[1].split()[1] == "1.000"
+    for name in ("report.html", "privacy_utility.png", "summary.csv", "study.json", "config.json"):
+        assert (out / name).exists(), name
+
+
+def test_study_config_yaml_rejects_unknown_keys(tmp_path):
+    path = tmp_path / "study.yaml"
+    path.write_text("dataset: demo\nsanitizers: identity,remove_all\n")
+    assert StudyConfig.from_yaml(path, limit=3).sanitizers == ["identity", "remove_all"]
+    path.write_text("dataset: demo\nsanitiser: identity\n")
+    with pytest.raises(ValueError, match="sanitiser"):
+        StudyConfig.from_yaml(path)
+
+
+@pytest.mark.browser
+def test_study_report_drilldown_in_browser(tmp_path):
+    from _browser import chromium
+
+    cfg = StudyConfig(dataset="demo", limit=5, sanitizers=["identity", "remove_all"], utility=False,
+                      output=str(tmp_path / "b"), bootstrap=100)
+    run_study(cfg, progress=False)
+    with chromium() as driver:
+        driver.get((tmp_path / "b" / "report.html").as_uri())
+        assert driver.execute_script("return document.getElementById('fig-privacy-utility').naturalWidth") > 200
+        record = driver.find_elements("css selector", "div.records[data-sanitizer='identity'] details.record")[0]
+        record.find_element("tag name", "summary").click()
+        claims = record.find_elements("css selector", "ul.claims li.claim")
+        assert claims and all(c.is_displayed() for c in claims)
+        assert record.find_element("css selector", "ul.aux li").is_displayed()
