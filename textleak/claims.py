@@ -53,7 +53,7 @@ def split_sentences(text: str) -> list[str]:
         start = 0
         for m in _CANDIDATE_BOUNDARY.finditer(line):
             if m.group(1) == ".":
-                word = re.search(r"([A-Za-z][A-Za-z.]*)\.$", line[: m.start(1) + 1])
+                word = re.search(r"(?:^|[\s(])([A-Za-z][A-Za-z.]*)\.$", line[: m.start(1) + 1])
                 if word:
                     w = word.group(1).lower()
                     if w in _ABBREVIATIONS or (len(w) == 1 and w.isalpha()):
