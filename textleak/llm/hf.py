@@ -250,7 +250,7 @@ class TransformersLM(LanguageModel):
 
     @property
     def forward_stats(self) -> dict[str, int]:
-        """Forward passes and tokens fed to the model since construction (for benchmarks and tests)."""
+        """Forward passes and tokens fed to the model (padding included) since construction."""
         return dict(self._stats)
 
     def context_length(self) -> int:
@@ -378,8 +378,9 @@ class TransformersLM(LanguageModel):
                 input_ids=input_ids, attention_mask=attention, generation_config=config,
                 logits_processor=processors, stopping_criteria=stopping,
             )
-        self._stats["forward_calls"] += out.shape[1] - width
-        self._stats["forward_tokens"] += int(attention.sum()) + (out.shape[1] - width) * len(id_lists)
+        new_tokens = out.shape[1] - width  # one forward each: the prefill yields the first
+        self._stats["forward_calls"] += new_tokens
+        self._stats["forward_tokens"] += len(id_lists) * (width + max(new_tokens - 1, 0))
         texts: list[str | None] = []
         for row in out[:, width:].tolist():
             for k, tok in enumerate(row):
