@@ -33,21 +33,23 @@ logger = logging.getLogger(__name__)
 class EmbeddingInversion(Attack):
     name = "embedding_inversion"
 
-    def predict(self, data: AttackData) -> list[str]:
+    def predict(self, data: AttackData, chunk: int = 256) -> list[str]:
+        from textleak.attacks.base import likelihood_matrix
+        from textleak.dp.santext import euclidean
+
         mech = data.mechanism
-        guesses = []
-        vectors = mech.embeddings
-        for y in data.target_outputs():
-            lk = mech.likelihoods(y)
-            if lk is None or len(lk.ids) == 0:
-                guesses.append(y)
-                continue
-            cands = [mech.words[i] for i in lk.ids]
-            yv = vectors.vectors[vectors.index[mech.key(y)]]
-            cv = vectors.vectors[[vectors.index[c] for c in cands]]
-            d = np.linalg.norm(cv - yv, axis=1)
-            guesses.append(cands[int(np.argmin(d))])
-        return guesses
+        emb = mech.embeddings
+        vocab_vectors = emb.vectors[[emb.index[w] for w in mech.words]].astype(np.float64)
+        outputs = data.target_outputs()
+        uniq = sorted({y for y in outputs if mech.word_id(y) >= 0})
+        guess_of: dict[str, str] = {}
+        for start in range(0, len(uniq), chunk):
+            ys = uniq[start:start + chunk]
+            ids = np.asarray([mech.word_id(y) for y in ys])
+            d = euclidean(vocab_vectors[ids], vocab_vectors)
+            d[likelihood_matrix(mech, ids) <= 0] = np.inf  # only words that can produce y
+            guess_of.update(zip(ys, (mech.words[i] for i in d.argmin(axis=1))))
+        return [guess_of.get(y, y) for y in outputs]
 
 
 @attacks.register("inversion_bert")
@@ -55,7 +57,8 @@ class InversionBert(Attack):
     name = "inversion_bert"
 
     def __init__(self, mode: str = "contextual", model: str = "default", epochs: int = 2, batch_size: int = 32,
-                 lr: float = 1e-4, max_length: int = 128, seed: int = 0):
+                 lr: float = 1e-4, max_length: int = 128, num_layers: int | None = None, seed: int = 0):
+        self.num_layers = num_layers
         if mode not in ("contextual", "token_only"):
             raise ValueError(f"mode must be 'contextual' or 'token_only', got {mode!r}")
         self.mode = mode
@@ -91,7 +94,7 @@ class InversionBert(Attack):
         if not classes:
             raise ValueError("inversion_bert: the shadow sanitizations contain no sensitive token to learn from")
         class_of = {c: i for i, c in enumerate(classes)}
-        tokenizer, model = load_encoder(self.model, "token", len(classes), self.seed)
+        tokenizer, model = load_encoder(self.model, "token", len(classes), self.seed, self.num_layers)
 
         def encode(word_lists, label_lists=None):
             enc = tokenizer(word_lists, is_split_into_words=True, truncation=True, max_length=self.max_length,
@@ -135,7 +138,8 @@ class MaskInference(Attack):
     name = "mask_inference"
 
     def __init__(self, model: str = "default", fit_steps: int = 0, batch_size: int = 32, lr: float = 1e-4,
-                 max_length: int = 64, seed: int = 0):
+                 max_length: int = 64, num_layers: int | None = None, seed: int = 0):
+        self.num_layers = num_layers
         self.model = model
         self.fit_steps = fit_steps
         self.batch_size = batch_size
@@ -165,7 +169,7 @@ class MaskInference(Attack):
     def predict(self, data: AttackData) -> list[str]:
         import torch
 
-        tokenizer, model = load_encoder(self.model, "mlm", seed=self.seed)
+        tokenizer, model = load_encoder(self.model, "mlm", seed=self.seed, num_layers=self.num_layers)
         if self.fit_steps:
             self._fit(tokenizer, model, data)
         model.eval()

@@ -35,8 +35,9 @@ class PairDetector:
     """h_1(first, second): a sequence-pair classifier (label 1: the second sentence is the original)."""
 
     def __init__(self, model: str = "default", epochs: int = 1, batch_size: int = 32, lr: float = 5e-5,
-                 max_length: int = 128, seed: int = 0):
+                 max_length: int = 128, seed: int = 0, num_layers: int | None = None):
         self.model = model
+        self.num_layers = num_layers
         self.epochs = epochs
         self.batch_size = batch_size
         self.lr = lr
@@ -52,7 +53,7 @@ class PairDetector:
     def fit(self, firsts: list[str], seconds: list[str], labels: list[int]) -> list[float]:
         import torch
 
-        self._tokenizer, self._model = load_encoder(self.model, "pair", 2, self.seed)
+        self._tokenizer, self._model = load_encoder(self.model, "pair", 2, self.seed, self.num_layers)
         labels_t = torch.tensor(labels)
 
         def batches(rng):
@@ -106,8 +107,10 @@ def detector_pairs(mech, copies, counts: np.ndarray, smoothing: float, max_pairs
 
 class _ContextualBase(Attack):
     def __init__(self, k: int = 10, model: str = "default", epochs: int = 1, batch_size: int = 32, lr: float = 5e-5,
-                 max_train_pairs: int | None = 4000, seed: int = 0):
+                 max_train_pairs: int | None = 4000, max_length: int = 128, num_layers: int | None = None, seed: int = 0):
         self.k = k
+        self.max_length = max_length
+        self.num_layers = num_layers
         self.model = model
         self.epochs = epochs
         self.batch_size = batch_size
@@ -122,7 +125,7 @@ class _ContextualBase(Attack):
     def predict(self, data: AttackData) -> list[str]:
         mech = data.mechanism
         counts, smoothing, copies = self._prior_and_training(data)
-        detector = PairDetector(self.model, self.epochs, self.batch_size, self.lr, seed=self.seed)
+        detector = PairDetector(self.model, self.epochs, self.batch_size, self.lr, self.max_length, self.seed, self.num_layers)
         firsts, seconds, labels = detector_pairs(mech, copies, counts, smoothing, self.max_train_pairs, self.seed)
         if not labels:
             raise ValueError(f"{self.name}: no training pairs (no sensitive token in the training sanitizations)")

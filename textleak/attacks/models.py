@@ -24,8 +24,9 @@ def resolve_model_path(spec: str) -> str:
     return spec
 
 
-def load_encoder(spec: str, head: str, num_labels: int = 2, seed: int = 0):
-    """(tokenizer, model) for ``head`` in {"pair", "token", "mlm"}; new heads are initialised from ``seed``."""
+def load_encoder(spec: str, head: str, num_labels: int = 2, seed: int = 0, num_layers: int | None = None):
+    """(tokenizer, model) for ``head`` in {"pair", "token", "mlm"}; new heads are initialised from ``seed``.
+    ``num_layers`` keeps only the first layers of a pretrained encoder (a CPU budget option)."""
     import torch
     from transformers import (AutoConfig, AutoModelForMaskedLM, AutoModelForSequenceClassification,
                               AutoModelForTokenClassification, AutoTokenizer, BertConfig)
@@ -42,6 +43,8 @@ def load_encoder(spec: str, head: str, num_labels: int = 2, seed: int = 0):
         model = cls.from_config(config)
     else:
         config = AutoConfig.from_pretrained(path, **kwargs)
+        if num_layers is not None:
+            config.num_hidden_layers = num_layers
         model = cls.from_pretrained(path, config=config)
     return tokenizer, model
 
