@@ -258,3 +258,56 @@ def test_classifier_utility_is_seeded_and_validates():
     assert a == b
     with pytest.raises(ValueError, match="two classes"):
         U.classifier_utility(TRAIN, [1] * 6, TEST, TEST_LABELS)
+
+
+# ---- scoring variants and the per-task entry point ---------------------------------------------------
+def test_classify_and_coherence_by_logprob():
+    def scorer(prompt, choice):
+        if "Rating:" in prompt[-10:]:
+            return 0.0 if choice == " 4" else -3.0
+        return 0.0 if choice == " translation" else -2.0
+
+    lm = ScriptedLM(lambda p, i, s: "unused", scorer=scorer)
+    assert U.classify_tasks(lm, ["hola", None], scoring="logprob")["categories"] == ["translation", U.UNPARSED]
+    res = U.coherence(lm, ["a", "b"], scoring="logprob")
+    assert res["ratings"] == [4, 4] and res["mean"] == 4.0 and lm.calls == []
+    with pytest.raises(ValueError, match="cannot score"):
+        U.coherence(ScriptedLM(lambda p, i, s: "x"), ["a"], scoring="logprob")
+
+
+def test_evaluate_utility_medqa_and_wildchat():
+    originals = [{"text": f"Patient {i} has symptom {i}.", "question": f"What causes symptom {i}?", "options": OPTS,
+                  "answer_idx": "AB"[i]} for i in range(2)]
+
+    def responder(prompt, i, seed):
+        content = _content(prompt)
+        return "Rating: 3" if "Medical Profile:" in content else "A"
+
+    res = U.evaluate_utility("medqa", originals, ["Patient 0 has symptom 0.", ""], ScriptedLM(responder))
+    assert (res["task_metric"], res["task_utility"], res["coherence"]) == ("medqa_accuracy", 0.5, 3.0)
+
+    chats = [{"text": "translate hola", "response": "hello"}, {"text": "summarize this memo", "response": "ok"}]
+
+    def chat_responder(prompt, i, seed):
+        content = _content(prompt)
+        if content.startswith("Your task is to evaluate"):
+            assert "\nAI: " in content
+            return "Rating: 5"
+        conv = content.split("Conversation:\n")[1]
+        if "[REDACTED]" in conv:
+            return "no clue"
+        return "translation" if "translate" in conv else "summarization"
+
+    same = U.evaluate_utility("wildchat", chats, ["translate hi", "summarize it"], ScriptedLM(chat_responder))
+    assert same["task_utility"] == 1.0 and same["coherence"] == 5.0
+    swapped = U.evaluate_utility("wildchat", chats, ["[REDACTED]", "translate"], ScriptedLM(chat_responder))
+    assert swapped["categories"]["counts"]["translation"] == 1 and swapped["unparsed_categories"] == 1
+    assert swapped["task_utility"] < 1.0
+
+
+def test_evaluate_utility_classification():
+    originals = [{"text": t, "label": y} for t, y in zip(TRAIN, LABELS)]
+    res = U.evaluate_utility("sst2", originals, TRAIN, classifier_test=(TEST, TEST_LABELS))
+    assert (res["task"], res["task_utility"], res["coherence"]) == ("classification", 1.0, None)
+    with pytest.raises(ValueError, match="classifier_test"):
+        U.evaluate_utility("sst2", originals, TRAIN)

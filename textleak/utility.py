@@ -219,20 +219,35 @@ def parse_category(reply: str | None, categories: Sequence[str] = WILDCHAT_CATEG
 
 
 def classify_tasks(llm: Any, texts: Sequence[str | None], seed: int = 0, max_chars: int = 5000,
-                   max_new_tokens: int = 32) -> dict[str, Any]:
-    """One of the 21 task categories per conversation (greedy decoding, one chat turn). A missing text
-    (failed sanitization) or an unparsable reply becomes :data:`UNPARSED`, a category of its own."""
+                   max_new_tokens: int = 32, scoring: str = "generate",
+                   categories: Sequence[str] = WILDCHAT_CATEGORIES) -> dict[str, Any]:
+    """One of the 21 task categories per conversation. ``scoring="generate"`` (seed 000's way):
+    greedy decoding of one chat turn, parsed by :func:`parse_category`; ``"logprob"``: the category
+    whose short name has the highest log-probability after "Answer:" (for base models, which cannot
+    follow the instruction but can be scored). A missing text (failed sanitization) or an unparsable
+    reply becomes :data:`UNPARSED`, a category of its own."""
+    if scoring not in ("generate", "logprob"):
+        raise ValueError("scoring must be 'generate' or 'logprob'")
     lm = _lm(llm)
     todo = [i for i, t in enumerate(texts) if t is not None]
     out: list[str] = [UNPARSED] * len(texts)
-    if todo:
+    if todo and scoring == "logprob":
+        if not lm.supports_scoring:
+            raise ValueError(f"{lm.backend}:{lm.model_name} cannot score choices; use scoring='generate'")
+        prompts = [classification_prompt(texts[i], max_chars) for i in todo]
+        scores = lm.score(prompts, [" " + category_short_name(c) for c in categories])
+        for i, row in zip(todo, scores):
+            if all(math.isfinite(x) for x in row):
+                out[i] = categories[int(np.argmax(row))]
+    elif todo:
         prompts = [[{"role": "user", "content": classification_prompt(texts[i], max_chars)}] for i in todo]
         replies = lm.generate(prompts, max_new_tokens=max_new_tokens, temperature=0.0,
                               seed=[seed + i for i in todo], on_error="none")
         for i, r in zip(todo, replies):
-            out[i] = parse_category(r[0] if r else None) or UNPARSED
+            out[i] = parse_category(r[0] if r else None, categories) or UNPARSED
     unparsed = sum(1 for c in out if c == UNPARSED)
-    return {"categories": out, "unparsed": unparsed, "failed": len(texts) - len(todo), "model": lm.describe()}
+    return {"categories": out, "unparsed": unparsed, "failed": len(texts) - len(todo), "scoring": scoring,
+            "model": lm.describe()}
 
 
 def category_counts(labels: Sequence[str], categories: Sequence[str] = WILDCHAT_CATEGORIES) -> dict[str, int]:
@@ -331,13 +346,27 @@ def coherence_prompt(document: str, domain: str = "medqa") -> str:
 
 
 def coherence(llm: Any, texts: Sequence[str | None], domain: str = "medqa", seed: int = 0,
-              max_new_tokens: int = 160) -> dict[str, Any]:
+              max_new_tokens: int = 160, scoring: str = "generate") -> dict[str, Any]:
     """Mean 1-5 coherence over the parsable ratings (seed 000's rule), with the counts that did not
-    parse (``unparsed``) and the missing texts (``failed``) reported beside it."""
+    parse (``unparsed``) and the missing texts (``failed``) reported beside it.
+
+    ``scoring="generate"`` (seed 000): the judge writes an explanation and "Rating: r", parsed by
+    :func:`parse_rating`. ``"logprob"``: the prompt ends in "Rating:" and the rating is the most
+    probable of " 1".." 5" (no explanation; for base models that cannot follow the format)."""
+    if scoring not in ("generate", "logprob"):
+        raise ValueError("scoring must be 'generate' or 'logprob'")
     lm = _lm(llm)
     todo = [i for i, t in enumerate(texts) if t is not None]
     ratings: list[int | None] = [None] * len(texts)
-    if todo:
+    if todo and scoring == "logprob":
+        if not lm.supports_scoring:
+            raise ValueError(f"{lm.backend}:{lm.model_name} cannot score choices; use scoring='generate'")
+        prompts = [coherence_prompt(texts[i], domain) + "\n\nRating:" for i in todo]
+        scores = lm.score(prompts, [f" {r}" for r in range(1, 6)])
+        for i, row in zip(todo, scores):
+            if all(math.isfinite(x) for x in row):
+                ratings[i] = int(np.argmax(row)) + 1
+    elif todo:
         prompts = [[{"role": "user", "content": coherence_prompt(texts[i], domain)}] for i in todo]
         replies = lm.generate(prompts, max_new_tokens=max_new_tokens, temperature=0.0,
                               seed=[seed + i for i in todo], on_error="none")
@@ -349,7 +378,7 @@ def coherence(llm: Any, texts: Sequence[str | None], domain: str = "medqa", seed
         logger.warning("coherence: %d of %d ratings unparsed (excluded from the mean, reported)", unparsed, len(todo))
     return {"mean": float(np.mean(scored)) if scored else float("nan"), "n": len(texts), "n_scored": len(scored),
             "unparsed": unparsed, "failed": len(texts) - len(todo), "ratings": ratings, "domain": domain,
-            "model": lm.describe()}
+            "scoring": scoring, "model": lm.describe()}
 
 
 # =====================================================================================================
@@ -405,3 +434,78 @@ def classifier_utility(train_texts: Sequence[str | None], train_labels: Sequence
         result["clean_accuracy"] = clean["accuracy"]
         result["clean_macro_f1"] = clean["macro_f1"]
     return result
+
+
+# =====================================================================================================
+# One call per task: what `textleak evaluate` and the benchmarks report beside privacy
+# =====================================================================================================
+TASK_OF_DATASET = {"medqa": "medqa", "wildchat": "wildchat", "sst2": "classification", "ag_news": "classification",
+                   "qnli": "classification", "yelp": "classification"}
+
+
+def conversation_text(user: str | None, response: str | None = None) -> str | None:
+    """A conversation as the C.5.2 judge reads it: the (sanitized) user side, then the chatbot's reply."""
+    if user is None:
+        return None
+    return f"User: {user}\nAI: {response}" if response else user
+
+
+def evaluate_utility(
+    task: str,
+    originals: Sequence[Mapping[str, Any]],
+    sanitized: Sequence[str | None],
+    llm: Any = None,
+    *,
+    coherence_judge: bool = True,
+    scoring: str = "auto",
+    judge_scoring: str = "generate",
+    classifier_test: tuple[Sequence[str], Sequence[int]] | None = None,
+    seed: int = 0,
+) -> dict[str, Any]:
+    """Task utility (and coherence) of ``sanitized`` (aligned with ``originals`` by index).
+
+    ``task``: "medqa" (records with question/options/answer_idx; accuracy from the sanitized profile),
+    "wildchat" (records with text[/response]; normalised category chi-square against the originals'
+    categories, classified by the same model), or "classification" (records with label;
+    ``classifier_test`` = clean (texts, labels) to test on). ``scoring`` applies to MedQA answers,
+    ``judge_scoring`` to category and coherence judgements ("generate" as in seed 000, or "logprob"
+    for base models). Returns ``task_utility`` (the headline number), ``task_metric``, ``coherence``
+    (mean 1-5 or None) and the detailed results.
+    """
+    if len(originals) != len(sanitized):
+        raise ValueError(f"{len(sanitized)} sanitized records for {len(originals)} originals")
+    task = TASK_OF_DATASET.get(task, task)
+    out: dict[str, Any] = {"task": task}
+    if task == "medqa":
+        if llm is None:
+            raise ValueError("MedQA accuracy needs an LLM")
+        res = medqa_accuracy(llm, list(sanitized), [r["question"] for r in originals], [r["options"] for r in originals],
+                             [r["answer_idx"] for r in originals], scoring=scoring, seed=seed)
+        out.update(task_metric="medqa_accuracy", task_utility=res["accuracy"], medqa=res)
+        judged = list(sanitized)
+        domain = "medqa"
+    elif task == "wildchat":
+        if llm is None:
+            raise ValueError("the category utility needs an LLM classifier")
+        orig = classify_tasks(llm, [r["text"] for r in originals], seed=seed, scoring=judge_scoring)
+        san = classify_tasks(llm, list(sanitized), seed=seed, scoring=judge_scoring)
+        res = category_utility(san["categories"], orig["categories"], seed=seed)
+        out.update(task_metric="category_chi2_utility", task_utility=res["utility"], categories=res,
+                   unparsed_categories=san["unparsed"], unparsed_original_categories=orig["unparsed"])
+        judged = [conversation_text(t, r.get("response")) for t, r in zip(sanitized, originals)]
+        domain = "wildchat"
+    elif task == "classification":
+        if classifier_test is None:
+            raise ValueError("classifier utility needs classifier_test=(clean test texts, labels)")
+        res = classifier_utility(list(sanitized), [r["label"] for r in originals], classifier_test[0],
+                                 classifier_test[1], clean_train_texts=[r["text"] for r in originals], seed=seed)
+        out.update(task_metric="classifier_accuracy", task_utility=res["accuracy"], classifier=res)
+        judged, domain = [], None
+    else:
+        raise ValueError(f"unknown task {task!r}: use medqa, wildchat or classification (or a dataset name)")
+    out["coherence"] = None
+    if coherence_judge and domain is not None:
+        coh = coherence(llm, judged, domain=domain, seed=seed, scoring=judge_scoring)
+        out["coherence"] = None if math.isnan(coh["mean"]) else coh["mean"]
+        out["coherence_detail"] = {k: v for k, v in coh.items() if k != "ratings"}
+    return out

@@ -93,7 +93,10 @@ def get_builder(
         if data_files is not None:
             raise ValueError("pass a file either as the dataset name or as data_files, not both")
         name, data_files = "byo", str(name)
-    name, config = resolve_name(str(name), config)
+    name = str(name)
+    if ":" in name and config is None:  # "medqa:fixture" (what `data:medqa:fixture` in textleak.io passes)
+        name, config = name.split(":", 1)
+    name, config = resolve_name(name, config)
     cls = builder_class(name)
     if config is not None and config not in config_names(name):
         raise ValueError(f"dataset {name!r} has no config {config!r}; configs: {', '.join(config_names(name))}")
@@ -120,7 +123,8 @@ def load(
 ) -> "datasets.Dataset | datasets.DatasetDict":
     """Prepare (once, cached) and return a dataset in the project's schema.
 
-    ``name``: one of :func:`list_datasets` (or an alias, or a data file path for "byo"); ``config``:
+    ``name``: one of :func:`list_datasets` (or an alias, ``"name:config"``, or a data file path for
+    "byo"); ``config``:
     one of the dataset's configs (every dataset has ``fixture``, the bundled offline sample);
     ``split``: a split name or a slice like ``"test[:50]"`` (None returns the DatasetDict);
     ``data_dir``/``data_files``: local files instead of the Hub.

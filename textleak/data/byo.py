@@ -4,8 +4,9 @@ project's schema (``id``, ``text``, plus whatever other columns the file has).
 >>> load("byo", data_files="notes.csv", columns={"text": "note_body", "id": "mrn"})
 >>> load("notes.csv", columns={"text": "note_body"})     # same thing: a file path names the byo dataset
 
-``columns`` maps schema names to the file's column names; unmapped columns keep their names. A
-record without ``id`` gets ``<split>-<row index>``. A missing or non-string text is an error that
+``columns`` maps schema names to the file's column names; unmapped columns keep their names. Files
+are read by :mod:`textleak.io` (the reader ``textleak evaluate`` uses), so CSV/TSV cells are strings
+(use JSONL or parquet for typed columns). A record without ``id`` gets ``<split>-<row index>``. A missing or non-string text is an error that
 names the row; an empty string is kept (a sanitizer may legitimately produce one).
 """
 
@@ -16,13 +17,13 @@ from typing import Any
 
 import datasets
 
-from textleak.data._builder import TextleakBuilder, TextleakConfig, read_rows
+from textleak.data._builder import TextleakBuilder, TextleakConfig
 
 
 @dataclass
 class BYOConfig(TextleakConfig):
     columns: dict = field(default_factory=dict)
-    format: str | None = None  # jsonl|json|csv|tsv|parquet; None = from the extension
+    format: str | None = None  # reserved: the format comes from the file extension
 
 
 class BringYourOwn(TextleakBuilder):
@@ -43,15 +44,12 @@ class BringYourOwn(TextleakBuilder):
         return datasets.DatasetInfo(description=self.DESCRIPTION)
 
     def read_file(self, path: str):
-        fmt = (self.config.format or path.rsplit(".", 1)[-1]).lower()
-        if fmt in ("csv", "tsv"):
-            # pandas infers numeric columns (labels stay ints); empty cells stay "" rather than NaN
-            import pandas as pd
+        # one reader for user files across textleak: the one `textleak evaluate` uses
+        from textleak.io import _read_table
 
-            frame = pd.read_csv(path, sep="\t" if fmt == "tsv" else ",", keep_default_na=False,
-                                quoting=3 if fmt == "tsv" else 0, dtype_backend="numpy_nullable")
-            return (dict(zip(frame.columns, row)) for row in frame.astype(object).itertuples(index=False, name=None))
-        return read_rows(path, fmt=self.config.format)
+        if self.config.format:
+            raise ValueError("byo reads the format from the file extension (.jsonl/.json/.csv/.tsv/.parquet)")
+        return _read_table(str(path), None)
 
     def to_record(self, raw: dict[str, Any], index: int, split: str) -> dict[str, Any]:
         mapping = dict(self.config.columns or {})
