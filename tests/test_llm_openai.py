@@ -1,0 +1,201 @@
+"""The OpenAI-compatible backend against a real HTTP server on 127.0.0.1 (stdlib, started per test module).
+
+The fake server speaks the chat/completions and completions formats: it answers deterministically
+from the prompt, seed and sample index, returns 429 once for prompts containing "flaky", 500 always
+for "broken", echoes token log-probs like vLLM, and records every request it saw.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import pickle
+import re
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from textleak.cache import DiskCache
+from textleak.llm import LLMError, load_llm
+from textleak.llm.openai_compat import OpenAICompatibleLM
+
+SECRET = "sk-test-Very-Secret-123"
+
+
+class FakeOpenAI(BaseHTTPRequestHandler):
+    seen: list[dict] = []
+    flaky_done: set[str] = set()
+    lock = threading.Lock()
+
+    def log_message(self, *args):  # keep pytest output quiet
+        pass
+
+    def _send(self, status: int, body: dict, headers: dict | None = None):
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for k, v in (headers or {}).items():
+            self.send_header(k, v)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_POST(self):
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        with self.lock:
+            self.seen.append({"path": self.path, "auth": self.headers.get("Authorization"), "body": body})
+        if self.headers.get("Authorization") != f"Bearer {SECRET}":
+            return self._send(401, {"error": "bad key"})
+        text = body["messages"][-1]["content"] if "messages" in body else body["prompt"]
+        if "broken" in text:
+            return self._send(500, {"error": "internal"})
+        if "flaky" in text:
+            with self.lock:
+                first = text not in self.flaky_done
+                self.flaky_done.add(text)
+            if first:
+                return self._send(429, {"error": "slow down"}, {"Retry-After": "0"})
+        if self.path == "/v1/chat/completions":
+            return self._chat(body, text)
+        if self.path == "/v1/completions":
+            return self._completions(body, text)
+        return self._send(404, {"error": "no such route"})
+
+    def _answer(self, text: str, seed, i: int, temperature: float) -> str:
+        if "say paris" in text:
+            return ["Paris is nice", "I like PARIS", "Lyon", "Rome"][(seed + i) % 4] if temperature else "Paris"
+        return f"echo[{text}] seed={seed if temperature else '-'} i={i} END tail"
+
+    def _chat(self, body, text):
+        if body.get("logprobs"):
+            top = [{"token": t, "logprob": lp} for t, lp in [("2", -0.2), (" 2", -2.0), ("1", -1.9), ("3", -3.0)]]
+            return self._send(200, {"choices": [{"index": 0, "message": {"role": "assistant", "content": "2"},
+                                                  "logprobs": {"content": [{"token": "2", "logprob": -0.2, "top_logprobs": top}]}}]})
+        n = body.get("n", 1)
+        choices = [{"index": i, "message": {"role": "assistant", "content": self._answer(text, body.get("seed"), i, body.get("temperature", 1.0))}}
+                   for i in range(n)]
+        return self._send(200, {"choices": choices[::-1]})  # out of order on purpose
+
+    def _completions(self, body, text):
+        if body.get("echo"):
+            pieces = re.findall(r"\s*\S+", text) + [" gen"]
+            offsets, pos = [], 0
+            for p in pieces:
+                offsets.append(pos)
+                pos += len(p)
+            logprobs = [None] + [-0.5 * len(p.strip()) for p in pieces[1:]]
+            return self._send(200, {"choices": [{"index": 0, "text": text + " gen", "logprobs": {
+                "tokens": pieces, "text_offset": offsets, "token_logprobs": logprobs}}]})
+        n = body.get("n", 1)
+        return self._send(200, {"choices": [{"index": i, "text": self._answer(text, body.get("seed"), i, body.get("temperature", 1.0))}
+                                            for i in range(n)]})
+
+
+@pytest.fixture(scope="module")
+def server():
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), FakeOpenAI)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}/v1"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+@pytest.fixture(autouse=True)
+def api_key(monkeypatch):
+    monkeypatch.setenv("TEXTLEAK_TEST_KEY", SECRET)
+    FakeOpenAI.seen.clear()
+
+
+def make(server, tmp_path, **options) -> OpenAICompatibleLM:
+    lm = OpenAICompatibleLM("fake-model", server, api_key_env="TEXTLEAK_TEST_KEY", backoff=0.01, **options)
+    lm.cache = DiskCache("llm", root=tmp_path)
+    return lm
+
+
+def test_generate_chat_and_completions_with_seeds_n_and_stop(server, tmp_path):
+    lm = make(server, tmp_path)
+    out = lm.generate(["hello", [{"role": "system", "content": "s"}, {"role": "user", "content": "hi"}]],
+                      temperature=0.7, n=2, seed=[5, 6], stop=[" END"], max_new_tokens=9)
+    assert out == [["echo[hello] seed=5 i=0", "echo[hello] seed=5 i=1"], ["echo[hi] seed=6 i=0", "echo[hi] seed=6 i=1"]]
+    bodies = sorted((r["body"] for r in FakeOpenAI.seen), key=lambda b: b["seed"])
+    assert [r["path"] for r in FakeOpenAI.seen] == ["/v1/chat/completions"] * 2
+    assert bodies[0]["messages"] == [{"role": "user", "content": "hello"}]
+    assert (bodies[0]["n"], bodies[0]["max_tokens"], bodies[0]["stop"], bodies[0]["model"]) == (2, 9, [" END"], "fake-model")
+    raw = make(server, tmp_path / "c", string_endpoint="completions").generate(["hello"], max_new_tokens=3)
+    assert raw == [["echo[hello] seed=- i=0 END tail"]] and FakeOpenAI.seen[-1]["path"] == "/v1/completions"
+
+
+def test_cached_rerun_sends_no_request(server, tmp_path):
+    lm = make(server, tmp_path)
+    first = lm.generate(["a", "b", "c"], temperature=0.5, seed=[0, 1, 2])
+    assert len(FakeOpenAI.seen) == 3
+    again = pickle.loads(pickle.dumps(lm))
+    assert again.generate(["a", "b", "c"], temperature=0.5, seed=[0, 1, 2]) == first
+    assert len(FakeOpenAI.seen) == 3 and again.requests_sent == 0
+    again.generate(["a", "b", "c", "d"], temperature=0.5, seed=[0, 1, 2, 3])  # resumes: only "d" is new
+    assert len(FakeOpenAI.seen) == 4
+
+
+def test_429_is_retried_then_succeeds(server, tmp_path):
+    lm = make(server, tmp_path)
+    assert lm.generate(["flaky one"]) == [["echo[flaky one] seed=- i=0 END tail"]]
+    assert [r["body"]["messages"][0]["content"] for r in FakeOpenAI.seen] == ["flaky one", "flaky one"]
+    assert lm.requests_sent == 2
+
+
+def test_persistent_failure_raises_or_yields_none_and_is_not_cached(server, tmp_path):
+    lm = make(server, tmp_path, max_retries=2)
+    with pytest.raises(LLMError, match="failed on prompt 1"):
+        lm.generate(["fine", "broken"])
+    assert lm.generate(["fine", "broken"], on_error="none") == [["echo[fine] seed=- i=0 END tail"], [None]]
+    before = len(FakeOpenAI.seen)
+    lm.generate(["broken"], on_error="none")
+    assert len(FakeOpenAI.seen) - before == 3  # retried again: failures are never cached
+
+
+def test_banned_phrases_are_resampled_away(server, tmp_path):
+    lm = make(server, tmp_path)
+    out = lm.generate(["say paris"], temperature=1.0, n=2, seed=0, banned_phrases=["Paris"])
+    assert out == [["Rome", "Lyon"]]  # seeds 0 (both banned), 1000003 (Rome, banned), 2000006 (Lyon)
+    greedy = lm.generate(["say paris"], banned_phrases=["paris"], on_error="none")
+    assert greedy == [[None]]  # the greedy answer always contains it: failure, never a leak
+
+
+def test_score_with_echo_and_with_chat_top_logprobs(server, tmp_path):
+    lm = make(server, tmp_path)
+    [[a, b]] = lm.score(["The capital is"], [" Paris", " Rome city"])
+    assert a == pytest.approx(-2.5) and b == pytest.approx(-2.0 - 2.0)
+    assert FakeOpenAI.seen[0]["body"]["echo"] is True and FakeOpenAI.seen[0]["path"] == "/v1/completions"
+    chat = [{"role": "user", "content": "Rate it"}]
+    [[r1, r2, r3, r4]] = lm.score([chat], ["1", "2", "3", "4"])
+    assert r1 == pytest.approx(-1.9) and r3 == pytest.approx(-3.0) and r4 == float("-inf")
+    assert r2 == pytest.approx(-0.2 + __import__("math").log1p(__import__("math").exp(-1.8)))
+    with pytest.raises(NotImplementedError, match="single-token"):
+        lm.score([chat], ["very long"])
+
+
+def test_api_key_never_leaks(server, tmp_path, caplog):
+    lm = make(server, tmp_path, max_retries=1)
+    with caplog.at_level(logging.DEBUG):
+        lm.generate(["hello", "broken"], on_error="none")
+        lm.score(["x y"], [" z"])
+    assert FakeOpenAI.seen[0]["auth"] == f"Bearer {SECRET}"
+    pickled = pickle.dumps(lm)
+    for text in (repr(lm), str(lm.describe()), caplog.text, str(lm.__getstate__()), lm.fingerprint()):
+        assert SECRET not in text
+    assert SECRET.encode() not in pickled
+    assert SECRET.encode() not in (tmp_path / "llm.sqlite").read_bytes()
+
+
+def test_spec_and_missing_key(server, tmp_path, monkeypatch):
+    lm = load_llm(f"openai:fake-model@{server}", api_key_env="TEXTLEAK_TEST_KEY")
+    assert (lm.model_name, lm.base_url) == ("fake-model", server)
+    monkeypatch.delenv("TEXTLEAK_TEST_KEY")
+    lm = make(server, tmp_path, max_retries=0)
+    with pytest.raises(LLMError):
+        lm.generate(["hello"])  # 401 without the key: not retried, surfaced
+    assert len(FakeOpenAI.seen) == 1
+    with pytest.raises(ValueError, match="base_url"):
+        OpenAICompatibleLM("m", "localhost:8000")
