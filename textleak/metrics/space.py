@@ -18,7 +18,8 @@ logger = logging.getLogger(__name__)
 
 
 def _lines(text: str) -> list[str]:
-    return [line for line in (text or "").splitlines()]
+    """One record per line; an empty line is an empty record (what "remove all" produces)."""
+    return (text or "").split("\n") if text else []
 
 
 def _card_body(folder: Path) -> str:
