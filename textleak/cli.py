@@ -48,6 +48,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     level = logging.WARNING - 10 * min(args.verbose, 2) if args.verbose else logging.INFO
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s", datefmt="%H:%M:%S")
+    if args.verbose < 2:  # libraries that log their internals at INFO/DEBUG stay quiet unless -vv
+        for noisy in ("bm25s", "httpx", "urllib3", "presidio-analyzer", "sentence_transformers", "datasets"):
+            logging.getLogger(noisy).setLevel(logging.WARNING)
     return int(module.run(args) or 0)
 
 
