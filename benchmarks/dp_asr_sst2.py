@@ -44,7 +44,7 @@ LEARNED_OPTIONS = {
     "mask_inference": {"fit_steps": 30, **ENCODER},
 }
 GRIDS = {  # (epsilon grid, mechanism options, epsilon for the learned attacks)
-    "santext+": ([1.0, 1.8, 2.6, 3.2, 8.0, 14.0, 20.0], {"p": 0.0, "sensitive_fraction": 0.999}, 14.0),
+    "santext+": ([1.0, 1.8, 2.6, 3.2, 6.0, 8.0, 10.0, 12.0, 14.0, 20.0], {"p": 0.0, "sensitive_fraction": 0.999}, 14.0),
     "custext+": ([1.0, 2.0, 4.0, 6.0, 8.0], {"top_k": 20, "strategy": "conservative"}, 4.0),
 }
 

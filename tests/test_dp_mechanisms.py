@@ -165,3 +165,10 @@ def test_bad_parameters_fail_clearly(emb):
         CusTextMechanism(emb, counts(), 1.0, strategy="greedy")
     with pytest.raises(ValueError, match="unknown mechanism"):
         build_mechanism("santext++", emb, counts(), 1.0)
+
+
+@pytest.mark.parametrize("kind", ["santext+", "custext+"])
+def test_with_epsilon_equals_a_fresh_build(emb, kind):
+    fresh = build_mechanism(kind, emb, counts(), 2.5).transition_matrix()
+    reused = build_mechanism(kind, emb, counts(), 1.0).with_epsilon(2.5).transition_matrix()
+    np.testing.assert_allclose(reused, fresh, rtol=1e-12, atol=1e-15)

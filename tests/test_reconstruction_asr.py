@@ -66,3 +66,22 @@ def test_fitted_sanitizer_as_mechanism_matches_its_alignment():
     unchanged = [t["original"] == t["sanitized"] for row in out["word_alignment"] for t in row]
     assert r["n_tokens"] == sum(flags)
     assert r["asr"]["embedding_inversion"] == pytest.approx(sum(f and u for f, u in zip(flags, unchanged)) / sum(flags))
+
+
+def test_pii_targets_are_the_person_name_tokens():
+    from textleak.attacks.asr import pii_flags
+    from textleak.dp.tokenize import WordTokenizer
+
+    text = "Yesterday John Smith visited the restaurant ."
+    _, spans = WordTokenizer().tokens_and_spans(text)
+    assert pii_flags([text], [spans]) == [[False, True, True, False, False, False, False]]
+
+
+def test_bare_name_load_after_install():
+    import evaluate
+
+    from textleak.metrics import install_metrics
+
+    install_metrics(["reconstruction_asr"])
+    metric = evaluate.load("reconstruction_asr", embeddings=TOY)
+    assert metric.compute(predictions=["b"], references=["a"], **ARGS)["bounds"] == {"context_free": 1.0}

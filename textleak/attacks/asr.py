@@ -43,16 +43,12 @@ def select_targets(flags: Sequence[Sequence[bool]], max_targets: int | None = No
 
 def pii_flags(texts: Sequence[str], spans: Sequence[Sequence[tuple[int, int]]], entities: Sequence[str] = ("PERSON",),
               language: str = "en") -> list[list[bool]]:
-    """Token flags from Presidio: a token is a target when it overlaps a detected entity of ``entities``
-    (seed 001 section 5.3 reconstructs person names)."""
-    from presidio_analyzer import AnalyzerEngine
+    """Token flags from Presidio (textleak's shared offline engine): a token is a target when it
+    overlaps a detected entity of ``entities`` (seed 001 section 5.3 reconstructs person names)."""
+    from textleak.scrubbing import shared_engine
 
-    analyzer = AnalyzerEngine()
-    out = []
-    for text, sp in zip(texts, spans):
-        found = analyzer.analyze(text=text, entities=list(entities), language=language)
-        out.append([any(a < f.end and f.start < b for f in found) for a, b in sp])
-    return out
+    found = shared_engine(entities=list(entities), language=language).analyze(list(texts))
+    return [[any(a < f.end and f.start < b for f in ents) for a, b in sp] for ents, sp in zip(found, spans)]
 
 
 def exact_match(guesses: Sequence[str], originals: Sequence[str], key=lambda t: t) -> np.ndarray:

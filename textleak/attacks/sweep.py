@@ -28,9 +28,12 @@ def asr_sweep(private_texts: Sequence[str], shadow_texts: Sequence[str], mechani
     """
     vocab = count_words(list(vocab_texts) if vocab_texts is not None else list(private_texts) + list(shadow_texts), tokenizer)
     rows = []
+    base = None
     for eps in epsilons:
         start = time.perf_counter()
-        mech = build_mechanism(mechanism, embeddings, vocab, eps, tokenizer=tokenizer, **(mechanism_options or {}))
+        if base is None:  # built once; other epsilons reuse vocabulary, sensitive set and output sets
+            base = build_mechanism(mechanism, embeddings, vocab, eps, tokenizer=tokenizer, **(mechanism_options or {}))
+        mech = base.with_epsilon(eps)
         sanitized = mech.sanitize_texts(list(private_texts), [record_seed(seed, i, t) for i, t in enumerate(private_texts)])
         data = AttackData(mech, [s.original_tokens for s in sanitized], [s.sanitized_tokens for s in sanitized],
                           select_targets([s.sensitive for s in sanitized], max_targets, seed),

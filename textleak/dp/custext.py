@@ -113,8 +113,9 @@ class CusTextMechanism(WordMechanism):
         if not corpus_ids:
             raise ValueError("no corpus word has an embedding: check the vocabulary and the embeddings")
         self.support = np.full((len(self.words), self.top_k), -1, dtype=np.int64)
-        self.support_probs = np.zeros((len(self.words), self.top_k))
+        self.support_utility = np.zeros((len(self.words), self.top_k))
         self._build_mapping(np.asarray(corpus_ids))
+        self.support_probs = self._probabilities()
         self.stop_mask = np.asarray([w.lower() in self.stopwords for w in self.words], dtype=bool)
         mapped = self.support[:, 0] >= 0
         self.perturbed_mask = mapped & ~(self.stop_mask if keep_stopwords else np.zeros_like(mapped))
@@ -131,10 +132,29 @@ class CusTextMechanism(WordMechanism):
         return -(d - d.min()) / span if span > 0 else np.zeros_like(d)  # guard: equal distances -> uniform
 
     def _set_row(self, x: int, members: np.ndarray) -> None:
-        logits = 0.5 * self.epsilon * self._utility(x, members)
-        probs = np.exp(logits - logits.max())
         self.support[x, : len(members)] = members
-        self.support_probs[x, : len(members)] = probs / probs.sum()
+        self.support_utility[x, : len(members)] = self._utility(x, members)
+
+    def _probabilities(self) -> np.ndarray:
+        """exp(eps u / 2), normalised per row over the row's output set (padding gets 0)."""
+        logits = np.where(self.support >= 0, 0.5 * self.epsilon * self.support_utility, -np.inf)
+        mapped = self.support[:, 0] >= 0
+        probs = np.zeros_like(logits)
+        e = np.exp(logits[mapped] - logits[mapped].max(axis=1, keepdims=True))
+        probs[mapped] = e / e.sum(axis=1, keepdims=True)
+        return probs
+
+    def with_epsilon(self, epsilon: float) -> "CusTextMechanism":
+        """The same output sets at another epsilon (the sets do not depend on it): no re-clustering."""
+        import copy
+
+        if not epsilon > 0:
+            raise ValueError(f"epsilon must be positive, got {epsilon}")
+        other = copy.copy(self)
+        other.epsilon = float(epsilon)
+        other.support_probs = other._probabilities()
+        other._inverse = None
+        return other
 
     def _nearest(self, x: int, allowed: np.ndarray | None, k: int) -> np.ndarray:
         if self.similarity == "cosine":

@@ -92,6 +92,17 @@ class SanTextMechanism(WordMechanism):
         self._col_of[self.sensitive_ids] = np.arange(len(self.sensitive_ids))
         self._log_norm: np.ndarray | None = None
 
+    def with_epsilon(self, epsilon: float) -> "SanTextMechanism":
+        """The same vocabulary and sensitive set at another epsilon."""
+        import copy
+
+        if not epsilon > 0:
+            raise ValueError(f"epsilon must be positive, got {epsilon}")
+        other = copy.copy(self)
+        other.epsilon = float(epsilon)
+        other._log_norm = None
+        return other
+
     # ---- exponential mechanism ----------------------------------------------------------------
     def _scores(self, x_ids: np.ndarray) -> np.ndarray:
         """-(eps/2) d(x, y) for the rows x_ids and every sensitive y."""
