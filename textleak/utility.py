@@ -339,14 +339,17 @@ def parse_rating(reply: str | None) -> int | None:
     return value if 1 <= value <= 5 else None
 
 
-def coherence_prompt(document: str, domain: str = "medqa") -> str:
+def coherence_prompt(document: str, domain: str = "medqa", max_chars: int | None = None) -> str:
+    """Prompt C.5.1 (``domain="medqa"``) or C.5.2 (``"wildchat"``) for one document, optionally
+    truncated to its first ``max_chars`` characters."""
     if domain not in COHERENCE_PROMPTS:
         raise ValueError(f"domain must be one of {sorted(COHERENCE_PROMPTS)}, got {domain!r}")
-    return _prompt(COHERENCE_PROMPTS[domain]).rstrip("\n").replace("{document}", document)
+    doc = document if max_chars is None else document[:max_chars]
+    return _prompt(COHERENCE_PROMPTS[domain]).rstrip("\n").replace("{document}", doc)
 
 
 def coherence(llm: Any, texts: Sequence[str | None], domain: str = "medqa", seed: int = 0,
-              max_new_tokens: int = 160, scoring: str = "generate") -> dict[str, Any]:
+              max_new_tokens: int = 160, scoring: str = "generate", max_chars: int | None = None) -> dict[str, Any]:
     """Mean 1-5 coherence over the parsable ratings (seed 000's rule), with the counts that did not
     parse (``unparsed``) and the missing texts (``failed``) reported beside it.
 
@@ -361,13 +364,13 @@ def coherence(llm: Any, texts: Sequence[str | None], domain: str = "medqa", seed
     if todo and scoring == "logprob":
         if not lm.supports_scoring:
             raise ValueError(f"{lm.backend}:{lm.model_name} cannot score choices; use scoring='generate'")
-        prompts = [coherence_prompt(texts[i], domain) + "\n\nRating:" for i in todo]
+        prompts = [coherence_prompt(texts[i], domain, max_chars) + "\n\nRating:" for i in todo]
         scores = lm.score(prompts, [f" {r}" for r in range(1, 6)])
         for i, row in zip(todo, scores):
             if all(math.isfinite(x) for x in row):
                 ratings[i] = int(np.argmax(row)) + 1
     elif todo:
-        prompts = [[{"role": "user", "content": coherence_prompt(texts[i], domain)}] for i in todo]
+        prompts = [[{"role": "user", "content": coherence_prompt(texts[i], domain, max_chars)}] for i in todo]
         replies = lm.generate(prompts, max_new_tokens=max_new_tokens, temperature=0.0,
                               seed=[seed + i for i in todo], on_error="none")
         for i, r in zip(todo, replies):
@@ -460,6 +463,8 @@ def evaluate_utility(
     scoring: str = "auto",
     judge_scoring: str = "generate",
     classifier_test: tuple[Sequence[str], Sequence[int]] | None = None,
+    classify_max_chars: int = 5000,
+    coherence_max_chars: int | None = None,
     seed: int = 0,
 ) -> dict[str, Any]:
     """Task utility (and coherence) of ``sanitized`` (aligned with ``originals`` by index).
@@ -487,8 +492,9 @@ def evaluate_utility(
     elif task == "wildchat":
         if llm is None:
             raise ValueError("the category utility needs an LLM classifier")
-        orig = classify_tasks(llm, [r["text"] for r in originals], seed=seed, scoring=judge_scoring)
-        san = classify_tasks(llm, list(sanitized), seed=seed, scoring=judge_scoring)
+        orig = classify_tasks(llm, [r["text"] for r in originals], seed=seed, scoring=judge_scoring,
+                              max_chars=classify_max_chars)
+        san = classify_tasks(llm, list(sanitized), seed=seed, scoring=judge_scoring, max_chars=classify_max_chars)
         res = category_utility(san["categories"], orig["categories"], seed=seed)
         out.update(task_metric="category_chi2_utility", task_utility=res["utility"], categories=res,
                    unparsed_categories=san["unparsed"], unparsed_original_categories=orig["unparsed"])
@@ -505,7 +511,7 @@ def evaluate_utility(
         raise ValueError(f"unknown task {task!r}: use medqa, wildchat or classification (or a dataset name)")
     out["coherence"] = None
     if coherence_judge and domain is not None:
-        coh = coherence(llm, judged, domain=domain, seed=seed, scoring=judge_scoring)
+        coh = coherence(llm, judged, domain=domain, seed=seed, scoring=judge_scoring, max_chars=coherence_max_chars)
         out["coherence"] = None if math.isnan(coh["mean"]) else coh["mean"]
         out["coherence_detail"] = {k: v for k, v in coh.items() if k != "ratings"}
     return out
