@@ -241,3 +241,21 @@ def test_report_files(tmp_path):
     lines = [json.loads(l) for l in paths["records"].read_text().splitlines()]
     assert len(lines) == 3 and lines[0]["linked_id"] == "0" and len(lines[0]["claims"]) == 5
     assert {"text", "aux"} <= set(lines[0]["claims"][0]) and "rating" in [c for c in lines[0]["claims"] if not c["aux"]][0]
+
+
+def test_llm_judge_spec_and_model_pass_through():
+    import re as _re
+
+    from textleak.llm import ScriptedLM
+
+    def respond(prompt, i, seed):
+        text = prompt if isinstance(prompt, str) else prompt[-1]["content"]
+        query = text.rsplit("Input", 1)[-1]
+        n = len(_re.findall(r"Claim \d+:", query))
+        return "\n".join(f"- Claim {k} Similarity Rating: 2 (similar)" for k in range(1, n + 1))
+
+    lm = ScriptedLM(respond, name="always-similar")
+    r = evaluate_leakage(ORIGINALS, ORIGINALS, judge="llm", llm=lm, judge_options={"n": 1}, use_cache=False, bootstrap=0)
+    assert r.semantic_privacy == pytest.approx(0.5) and r.unparsed_claims == 0
+    assert r.judge["judge"] == "llm" and "always-similar" in json.dumps(r.judge)
+    assert lm.calls  # the model we passed is the one that judged

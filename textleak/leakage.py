@@ -113,10 +113,17 @@ class LeakageReport:
         report = folder / f"{prefix}report.json"
         records = folder / f"{prefix}records.jsonl"
         report.write_text(json.dumps(self.summary(), indent=2, ensure_ascii=False), encoding="utf-8")
-        with open(records, "w", encoding="utf-8") as f:
+        self.write_records(records)
+        return {"report": report, "records": records}
+
+    def write_records(self, path: str | Path) -> Path:
+        """One JSON line per original record: claims with ratings, known claims, link and scores."""
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "w", encoding="utf-8") as f:
             for r in self.records:
                 f.write(json.dumps(r.to_dict(), ensure_ascii=False) + "\n")
-        return {"report": report, "records": records}
+        return path
 
 
 # ---------------------------------------------------------------------------------------------
@@ -358,7 +365,9 @@ def evaluate_leakage(
 
     # 4. judging the non-aux claims against the linked record
     t = time.perf_counter()
-    judge_obj = make_judge(judge, llm=llm, **(judge_options or {}))
+    # the llm reaches the judge only when the judge uses one (it may be meant for the atomizer/paraphraser)
+    judge_llm = llm if isinstance(judge, str) and judge.strip().lower() == "llm" else None
+    judge_obj = make_judge(judge, llm=judge_llm, **(judge_options or {}))
     jobs, job_of = [], {}
     for i in active:
         l = links[i]

@@ -209,6 +209,8 @@ class BM25Linker(Linker):
     def fit(self, documents: Sequence[str], document_claims: Sequence[Sequence[str]] | None = None) -> "BM25Linker":
         import bm25s
 
+        if logging.getLogger("bm25s").getEffectiveLevel() < logging.INFO:
+            logging.getLogger("bm25s").setLevel(logging.INFO)  # its per-call debug lines drown the CLI's log
         if self.index == "claims":
             if document_claims is None:
                 raise ValueError("a claim-level BM25 index needs the sanitized records' claims (document_claims)")

@@ -58,14 +58,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _demo_sanitizers() -> list[str]:
+    """identity and remove_all, plus presidio when its extra is installed."""
     names = list(DEMO_SANITIZERS)
-    try:
-        import importlib.util
+    import importlib.util
 
-        if importlib.util.find_spec("presidio_analyzer") and importlib.util.find_spec("en_core_web_sm"):
-            names.append("presidio")
-    except Exception:  # noqa: BLE001 - optional extra
-        pass
+    if importlib.util.find_spec("presidio_analyzer") is not None:
+        names.append("presidio")
     return names
 
 
@@ -194,9 +192,17 @@ def run(args: argparse.Namespace) -> int:
             raise SystemExit(f"nothing to evaluate: give --sanitized FILE, --sanitizer NAME, or a --sanitized-column in {args.originals} "
                              f"(columns: {', '.join(originals[0])})")
         runs.append((column, [r.get(column) for r in originals], None))
+    optional = {"presidio"} if args.originals is None and not args.sanitizer else set()
     for name in sanitizer_names:
         t = time.perf_counter()
-        runs.append((name, apply_sanitizer(name, texts, seed=args.seed, progress=progress, use_cache=use_cache), None))
+        try:
+            outputs = apply_sanitizer(name, texts, seed=args.seed, progress=progress, use_cache=use_cache)
+        except Exception as err:  # noqa: BLE001 - only the demo's optional sanitizers may be skipped
+            if name not in optional:
+                raise
+            logger.warning("skipping the optional %s sanitizer in the demo: %s", name, err)
+            continue
+        runs.append((name, outputs, None))
         logger.info("sanitized %d records with %s in %.1fs", len(texts), name, time.perf_counter() - t)
 
     judge_options = _judge_options(args.judge_option)
