@@ -47,6 +47,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--judge-scoring", default="logprob", choices=["logprob", "generate"],
                    help="category/coherence judgements: logprob (base models) or generate (instruction models, seed 000)")
     p.add_argument("--coherence-max-chars", type=int, default=3000)
+    p.add_argument("--medqa-demos", default="default", choices=["default", "none"],
+                   help="the shipped 3-shot demos (seed 000 layout) or zero-shot (shorter prompts on a slow CPU)")
     p.add_argument("--datasets", default="medqa,wildchat")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", default=str(RESULTS / "table1"))
@@ -107,7 +109,8 @@ def main(argv=None) -> int:
         if dataset == "medqa":
             t = time.perf_counter()
             base = medqa_remove_all_baseline(lm, [r["question"] for r in originals], [r["options"] for r in originals],
-                                             [r["answer_idx"] for r in originals], seed=args.seed)
+                                             [r["answer_idx"] for r in originals], seed=args.seed,
+                                             demos=None if args.medqa_demos == "none" else "default")
             logger.info("medqa remove-all baseline accuracy %.3f (%.0fs)", base["accuracy"], time.perf_counter() - t)
         for name in available:
             n = len(originals)
@@ -129,7 +132,8 @@ def main(argv=None) -> int:
             t_priv = time.perf_counter() - t
             t = time.perf_counter()
             util = evaluate_utility(dataset, sub_orig, sanitized, lm, judge_scoring=args.judge_scoring,
-                                    coherence_max_chars=args.coherence_max_chars, seed=args.seed)
+                                    coherence_max_chars=args.coherence_max_chars, seed=args.seed,
+                                    medqa_demos=None if args.medqa_demos == "none" else "default")
             t_util = time.perf_counter() - t
             row = {
                 "dataset": dataset, "sanitizer": name, "n": n, "failed": failed,
@@ -185,7 +189,8 @@ def render_markdown(rows: list[dict], meta: dict) -> str:
               f"- utility model (MedQA answers, task categories, coherence): `{m.get('utility_llm')}`",
               f"- privacy judge: `{m.get('privacy_judge')}`",
               f"- atomizer: `{m.get('atomizer')}`; linker: `{m.get('linker')}`",
-              f"- judge scoring for categories/coherence: {meta['settings']['judge_scoring']}",
+              f"- judge scoring for categories/coherence: {meta['settings']['judge_scoring']}; "
+              f"MedQA demos: {meta['settings']['medqa_demos']}",
               ""]
     return "\n".join(lines)
 

@@ -465,6 +465,7 @@ def evaluate_utility(
     classifier_test: tuple[Sequence[str], Sequence[int]] | None = None,
     classify_max_chars: int = 5000,
     coherence_max_chars: int | None = None,
+    medqa_demos: Sequence[Mapping[str, Any]] | str | None = "default",
     seed: int = 0,
 ) -> dict[str, Any]:
     """Task utility (and coherence) of ``sanitized`` (aligned with ``originals`` by index).
@@ -485,7 +486,7 @@ def evaluate_utility(
         if llm is None:
             raise ValueError("MedQA accuracy needs an LLM")
         res = medqa_accuracy(llm, list(sanitized), [r["question"] for r in originals], [r["options"] for r in originals],
-                             [r["answer_idx"] for r in originals], scoring=scoring, seed=seed)
+                             [r["answer_idx"] for r in originals], demos=medqa_demos, scoring=scoring, seed=seed)
         out.update(task_metric="medqa_accuracy", task_utility=res["accuracy"], medqa=res)
         judged = list(sanitized)
         domain = "medqa"
