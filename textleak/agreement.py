@@ -1,0 +1,302 @@
+"""Agreement between a judge and labelled claims: the measures of seed 000, table 4.
+
+Spearman correlation (scipy), Cohen's kappa, unweighted and linearly/quadratically weighted
+(scikit-learn), Fleiss' kappa (implemented here: neither scipy nor scikit-learn has it), accuracy and
+the confusion matrix. :func:`evaluate_judge` runs any :class:`~textleak.judges.Judge` over a
+labelled set, so users can validate the judge they bring; :func:`calibrate_thresholds` is the grid
+search that sets the embedding and lexical judges' thresholds.
+
+Unparsed ratings are never dropped silently: they are counted (``n_unparsed``, ``coverage``) and
+the agreement figures are computed on the parsed claims only, which the report says.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections import defaultdict
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+
+logger = logging.getLogger(__name__)
+
+LABELS = (1, 2, 3)
+CALIBRATION_SET = Path(__file__).resolve().parent / "data" / "judge_calibration.jsonl"
+
+
+# ---- measures -------------------------------------------------------------------------------------
+def spearman(a: Sequence[float], b: Sequence[float]) -> tuple[float, float]:
+    """Spearman's rho and its two-sided p-value; ``nan`` when either side is constant."""
+    from scipy.stats import spearmanr
+
+    if len(a) != len(b):
+        raise ValueError(f"spearman needs equal lengths, got {len(a)} and {len(b)}")
+    if len(a) < 2 or len(set(a)) < 2 or len(set(b)) < 2:
+        return float("nan"), float("nan")
+    result = spearmanr(a, b)
+    return float(result.statistic), float(result.pvalue)
+
+
+def cohen_kappa(a: Sequence[int], b: Sequence[int], weights: str | None = None, labels: Sequence[int] = LABELS) -> float:
+    """Cohen's kappa between two raters; ``weights`` is None, ``"linear"`` or ``"quadratic"``."""
+    from sklearn.metrics import cohen_kappa_score
+
+    if len(a) != len(b):
+        raise ValueError(f"cohen_kappa needs equal lengths, got {len(a)} and {len(b)}")
+    if not a:
+        return float("nan")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        value = cohen_kappa_score(list(a), list(b), labels=list(labels), weights=weights)
+    return float(value)
+
+
+def fleiss_kappa(ratings: Sequence[Sequence[int]], labels: Sequence[int] = LABELS) -> float:
+    """Fleiss' kappa for items each rated by the same number of raters (``ratings[item][rater]``).
+
+    kappa = (P_bar - P_e) / (1 - P_e), with P_bar the mean per-item agreement among rater pairs and
+    P_e the chance agreement from the overall label proportions (Fleiss 1971).
+    """
+    if not ratings:
+        return float("nan")
+    n_raters = len(ratings[0])
+    if n_raters < 2 or any(len(r) != n_raters for r in ratings):
+        raise ValueError("fleiss_kappa needs every item rated by the same number (>= 2) of raters")
+    index = {label: j for j, label in enumerate(labels)}
+    counts = np.zeros((len(ratings), len(labels)))
+    for i, item in enumerate(ratings):
+        for r in item:
+            if r not in index:
+                raise ValueError(f"item {i}: rating {r!r} is not one of {tuple(labels)}")
+            counts[i, index[r]] += 1
+    per_item = (np.sum(counts * counts, axis=1) - n_raters) / (n_raters * (n_raters - 1))
+    p_bar = float(per_item.mean())
+    proportions = counts.sum(axis=0) / (len(ratings) * n_raters)
+    p_e = float(np.sum(proportions**2))
+    if p_e >= 1.0:
+        return float("nan")
+    return (p_bar - p_e) / (1.0 - p_e)
+
+
+def confusion(gold: Sequence[int], predicted: Sequence[int], labels: Sequence[int] = LABELS) -> list[list[int]]:
+    """``matrix[g][p]``: claims with gold label ``labels[g]`` rated ``labels[p]``."""
+    index = {label: j for j, label in enumerate(labels)}
+    matrix = [[0] * len(labels) for _ in labels]
+    for g, p in zip(gold, predicted):
+        matrix[index[g]][index[p]] += 1
+    return matrix
+
+
+@dataclass
+class AgreementReport:
+    """Agreement of a judge with gold labels (on the parsed claims) plus coverage."""
+
+    n: int
+    n_unparsed: int
+    spearman: float
+    spearman_p: float
+    cohen_kappa: float
+    cohen_kappa_linear: float
+    cohen_kappa_quadratic: float
+    fleiss_kappa: float
+    accuracy: float
+    confusion: list[list[int]]
+    mean_score_judge: float
+    mean_score_gold: float
+    judge: dict[str, Any] = field(default_factory=dict)
+    per_domain: dict[str, dict[str, float]] = field(default_factory=dict)
+
+    @property
+    def coverage(self) -> float:
+        return (self.n - self.n_unparsed) / self.n if self.n else float("nan")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "coverage": self.coverage}
+
+    def to_markdown(self) -> str:
+        lines = [
+            f"claims: {self.n} (unparsed: {self.n_unparsed}, coverage {self.coverage:.3f}; figures on parsed claims)",
+            "",
+            "| measure | value |",
+            "|---|---|",
+            f"| Spearman rho | {self.spearman:.4f} (p={self.spearman_p:.2e}) |",
+            f"| Cohen's kappa | {self.cohen_kappa:.4f} |",
+            f"| Cohen's kappa, linear weights | {self.cohen_kappa_linear:.4f} |",
+            f"| Cohen's kappa, quadratic weights | {self.cohen_kappa_quadratic:.4f} |",
+            f"| Fleiss' kappa (judge + gold) | {self.fleiss_kappa:.4f} |",
+            f"| accuracy | {self.accuracy:.4f} |",
+            f"| mean score judge / gold | {self.mean_score_judge:.4f} / {self.mean_score_gold:.4f} |",
+            "",
+            "confusion (rows gold 1/2/3, columns judge 1/2/3):",
+            "",
+            "| gold \\ judge | 1 | 2 | 3 |",
+            "|---|---|---|---|",
+        ]
+        for label, row in zip(LABELS, self.confusion):
+            lines.append(f"| {label} | " + " | ".join(str(x) for x in row) + " |")
+        if self.per_domain:
+            lines += ["", "| domain | n | Spearman | Cohen's kappa (linear) | accuracy |", "|---|---|---|---|---|"]
+            for domain, d in sorted(self.per_domain.items()):
+                lines.append(f"| {domain} | {d['n']:.0f} | {d['spearman']:.4f} | {d['cohen_kappa_linear']:.4f} | {d['accuracy']:.4f} |")
+        return "\n".join(lines)
+
+
+def agreement(gold: Sequence[int], predicted: Sequence[int | None], judge: dict[str, Any] | None = None, domains: Sequence[str] | None = None) -> AgreementReport:
+    """Compare predicted ratings (``None`` = unparsed, counted then excluded) with gold ratings."""
+    if len(gold) != len(predicted):
+        raise ValueError(f"{len(gold)} gold labels for {len(predicted)} predictions")
+    for i, g in enumerate(gold):
+        if g not in LABELS:
+            raise ValueError(f"item {i}: gold rating {g!r} is not 1, 2 or 3")
+    keep = [i for i, p in enumerate(predicted) if p is not None]
+    g = [int(gold[i]) for i in keep]
+    p = [int(predicted[i]) for i in keep]
+    rho, pval = spearman(g, p)
+    per_domain: dict[str, dict[str, float]] = {}
+    if domains is not None:
+        by_domain: dict[str, list[int]] = defaultdict(list)
+        for i in keep:
+            by_domain[domains[i]].append(i)
+        for domain, idx in by_domain.items():
+            dg, dp = [int(gold[i]) for i in idx], [int(predicted[i]) for i in idx]
+            per_domain[domain] = {
+                "n": float(len(idx)),
+                "spearman": spearman(dg, dp)[0],
+                "cohen_kappa_linear": cohen_kappa(dg, dp, "linear"),
+                "accuracy": float(np.mean([a == b for a, b in zip(dg, dp)])),
+            }
+    return AgreementReport(
+        n=len(gold),
+        n_unparsed=len(gold) - len(keep),
+        spearman=rho,
+        spearman_p=pval,
+        cohen_kappa=cohen_kappa(g, p),
+        cohen_kappa_linear=cohen_kappa(g, p, "linear"),
+        cohen_kappa_quadratic=cohen_kappa(g, p, "quadratic"),
+        fleiss_kappa=fleiss_kappa([[a, b] for a, b in zip(g, p)]) if g else float("nan"),
+        accuracy=float(np.mean([a == b for a, b in zip(g, p)])) if g else float("nan"),
+        confusion=confusion(g, p),
+        mean_score_judge=float(np.mean([(x - 1) / 2 for x in p])) if p else float("nan"),
+        mean_score_gold=float(np.mean([(x - 1) / 2 for x in g])) if g else float("nan"),
+        judge=dict(judge or {}),
+        per_domain=per_domain,
+    )
+
+
+# ---- labelled claims -----------------------------------------------------------------------------
+@dataclass
+class LabelledClaim:
+    claim: str
+    document: str
+    gold: int
+    domain: str = "unknown"
+    id: str = ""
+    split: str | None = None
+    category: str | None = None
+
+
+def load_labelled_claims(path: str | Path | None = None, split: str | None = None) -> list[LabelledClaim]:
+    """Read a JSONL file of ``{"claim", "document", "gold" (or "rating"), "domain"?, "split"?}``.
+
+    ``path=None`` reads the shipped calibration set. ``split`` keeps only items with that ``split``
+    field (``"train"``/``"test"``); ``None`` or ``"all"`` keeps everything.
+    """
+    path = Path(path) if path is not None else CALIBRATION_SET
+    items: list[LabelledClaim] = []
+    with open(path, encoding="utf-8") as fh:
+        for line_no, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as err:
+                raise ValueError(f"{path}:{line_no}: not JSON ({err})") from None
+            gold = row.get("gold", row.get("rating"))
+            if gold not in LABELS or not isinstance(row.get("claim"), str) or not isinstance(row.get("document"), str):
+                raise ValueError(f"{path}:{line_no}: need a string 'claim', a string 'document' and 'gold' in 1/2/3, got {sorted(row)}")
+            items.append(
+                LabelledClaim(
+                    claim=row["claim"], document=row["document"], gold=int(gold), domain=row.get("domain", "unknown"),
+                    id=str(row.get("id", line_no)), split=row.get("split"), category=row.get("category"),
+                )
+            )
+    if split not in (None, "all"):
+        items = [it for it in items if it.split == split]
+        if not items:
+            raise ValueError(f"{path}: no items with split={split!r}")
+    return items
+
+
+def group_by_document(items: Sequence[LabelledClaim]) -> tuple[list[str], list[list[str]], list[list[int]]]:
+    """Documents, their claims, and each claim's position in ``items`` (for one ``Judge.rate`` call)."""
+    order: dict[str, int] = {}
+    documents: list[str] = []
+    claims: list[list[str]] = []
+    positions: list[list[int]] = []
+    for i, item in enumerate(items):
+        j = order.setdefault(item.document, len(documents))
+        if j == len(documents):
+            documents.append(item.document)
+            claims.append([])
+            positions.append([])
+        claims[j].append(item.claim)
+        positions[j].append(i)
+    return documents, claims, positions
+
+
+def evaluate_judge(judge: Any, items: Sequence[LabelledClaim], seed: int = 0) -> AgreementReport:
+    """Rate every labelled claim with ``judge`` (one batched ``rate`` call) and compare with gold."""
+    documents, claims, positions = group_by_document(items)
+    ratings = judge.rate(claims, documents, seeds=[seed + j for j in range(len(documents))])
+    predicted: list[int | None] = [None] * len(items)
+    for pos, rated in zip(positions, ratings):
+        for i, r in zip(pos, rated):
+            predicted[i] = r.rating if r.status == "ok" else None
+    return agreement([it.gold for it in items], predicted, judge=judge.describe(), domains=[it.domain for it in items])
+
+
+# ---- threshold calibration -------------------------------------------------------------------------
+def ratings_from_thresholds(similarities: Iterable[float], t1: float, t2: float) -> list[int]:
+    """s >= t1 -> 1, t2 <= s < t1 -> 2, else 3."""
+    return [1 if s >= t1 else 2 if s >= t2 else 3 for s in similarities]
+
+
+def calibrate_thresholds(
+    similarities: Sequence[float],
+    gold: Sequence[int],
+    grid: Sequence[float] | None = None,
+    caps: Sequence[int] | None = None,
+) -> tuple[float, float, float]:
+    """Grid search for thresholds ``t1 > t2`` maximising linearly weighted Cohen's kappa with gold.
+
+    ``caps[i]`` (optional) is the best rating claim ``i`` may get (e.g. 2 when its numbers are
+    missing from the matched span): the rating is ``max(threshold rating, cap)``. Ties go to the
+    higher Spearman, then to the smaller thresholds, which rate more claims as leaked (fail toward
+    leakage). Returns ``(t1, t2, kappa)``.
+    """
+    if grid is None:
+        grid = [round(x, 3) for x in np.arange(0.05, 1.0001, 0.01)]
+    sims = np.asarray(similarities, dtype=float)
+    gold_list = [int(g) for g in gold]
+    best: tuple[float, float, float, float] | None = None  # kappa, rho, -t1, -t2
+    chosen = (float("nan"), float("nan"))
+    for t1 in grid:
+        for t2 in grid:
+            if t2 >= t1:
+                continue
+            pred = np.where(sims >= t1, 1, np.where(sims >= t2, 2, 3))
+            if caps is not None:
+                pred = np.maximum(pred, np.asarray(caps))
+            pred_list = pred.tolist()
+            kappa = cohen_kappa(gold_list, pred_list, "linear")
+            if np.isnan(kappa):
+                continue
+            rho = spearman(gold_list, pred_list)[0]
+            key = (kappa, -1.0 if np.isnan(rho) else rho, -t1, -t2)
+            if best is None or key > best:
+                best, chosen = key, (t1, t2)
+    if best is None:
+        raise ValueError("calibration found no threshold pair with a defined kappa")
+    return float(chosen[0]), float(chosen[1]), float(best[0])

