@@ -266,3 +266,37 @@ def test_name_colon_config_and_io_data_source(cache, monkeypatch):
 
     records = read_records("data:medqa:fixture", split="test")
     assert [r["id"] for r in records] == ["mq-f06", "mq-f07", "mq-f08"]
+
+
+def test_from_spec_picks_test_split(cache, monkeypatch):
+    monkeypatch.setenv("TEXTLEAK_CACHE_DIR", str(cache))
+    assert data.from_spec("data:medqa:fixture")["id"] == ["mq-f06", "mq-f07", "mq-f08"]
+    assert data.from_spec("sst2:fixture").num_rows == 12  # no test split: the first split (train)
+    assert data.from_spec("sst2:fixture", split="validation").num_rows == 4
+    with pytest.raises(ValueError, match="not 'dev'"):
+        data.from_spec("sst2:fixture", split="dev")
+
+
+def test_push_to_hub_pushes_parquet_privately(cache, monkeypatch):
+    calls = {}
+
+    def fake_push(self, repo_id, **kw):
+        calls.update(repo_id=repo_id, splits=sorted(self), **kw)
+
+    monkeypatch.setattr(datasets.DatasetDict, "push_to_hub", fake_push)
+    assert data.push_to_hub("qnli", "me/qnli-textleak", "fixture", cache_dir=cache) == "me/qnli-textleak"
+    assert calls == {"repo_id": "me/qnli-textleak", "splits": ["train", "validation"], "config_name": "fixture",
+                     "private": True, "token": None}
+
+
+def test_wildchat_summary_prompt_and_failures():
+    from textleak.data.wildchat import summarize_conversations, summary_messages
+    from textleak.llm import ScriptedLM
+
+    msgs = summary_messages("I am 41 and live in Bristol.", "Noted.")
+    assert [m["role"] for m in msgs] == ["user", "assistant", "user"]
+    assert "£950 deposit" in msgs[1]["content"]  # the one-shot demo's summary
+    assert msgs[2]["content"].endswith("Conversation:\nUser: I am 41 and live in Bristol.\nChatbot: Noted.")
+    replies = iter(["The user is 41 and lives in Bristol.", "   "])
+    out = summarize_conversations(ScriptedLM(lambda p, i, s: next(replies)), ["I am 41 and live in Bristol.", "hi"])
+    assert out == ["The user is 41 and lives in Bristol.", None]

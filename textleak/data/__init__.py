@@ -145,6 +145,21 @@ def load(
     return builder.as_dataset(split=split)
 
 
+def from_spec(spec: str, split: str | None = None, **kwargs: Any) -> "datasets.Dataset":
+    """One split of a dataset named the way the CLI names one: ``data:<name>[:<config>]`` (or the
+    bare ``<name>[:<config>]``). Without ``split`` the test split is used when there is one, else the
+    first. For commands that take an input file and should also take a built-in dataset."""
+    name = spec[5:] if spec.startswith("data:") else spec
+    ds = load(name, **kwargs)
+    if isinstance(ds, datasets.DatasetDict):
+        if split is None:
+            split = "test" if "test" in ds else next(iter(ds))
+        if split not in ds:
+            raise ValueError(f"{spec} has splits {list(ds)}, not {split!r}")
+        ds = ds[split]
+    return ds
+
+
 def _normalise_data_files(data_files: Any) -> Any:
     if isinstance(data_files, os.PathLike):
         return str(data_files)
@@ -200,4 +215,4 @@ def push_to_hub(
     return repo_id
 
 
-__all__ = ["load", "list_datasets", "get_builder", "push_to_hub", "export_parquet", "resolve_name", "config_names"]
+__all__ = ["load", "from_spec", "list_datasets", "get_builder", "push_to_hub", "export_parquet", "resolve_name", "config_names"]
