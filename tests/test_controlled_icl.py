@@ -195,3 +195,16 @@ def test_regeneration_until_clean_and_leaks_stay_visible():
 def test_failed_generation_is_reported_not_scored():
     out = ICLGenerator(ScriptedLM(lambda p, i, s: None)).generate(fixture_records(), 1)
     assert out[0]["text"] is None and out[0]["generation_status"] == "failed"
+
+
+@pytest.mark.slow
+def test_presidio_codes_for_unannotated_text():
+    from textleak.controlled.control_codes import presidio_mentions
+
+    text = "John Smith moved to London on 3 May 2001. Call 212-555-0198."
+    (mentions,) = presidio_mentions([text])
+    code = code_from_mentions(mentions)
+    assert "John Smith" in code.values(["PERSON"])
+    assert "London" in code.values(["LOC"])
+    for x in mentions:
+        assert text[x["start_offset"]:x["end_offset"]] == x["span_text"]
