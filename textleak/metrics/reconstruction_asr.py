@@ -91,7 +91,7 @@ class ReconstructionASR(evaluate.Metric):
             inputs_description=_KWARGS_DESCRIPTION,
             features=datasets.Features({"predictions": datasets.Value("string"), "references": datasets.Value("string")}),
             codebase_urls=["https://github.com/mengtong0110/On-the-Vulnerability-of-Text-Sanitization"],
-            reference_urls=["https://aclanthology.org/2025.naacl-long.0/"],
+            reference_urls=["https://github.com/xiangyue9607/SanText", "https://github.com/sai4july/CusText"],
         )
 
     def _mechanism(self, mechanism, epsilon, mechanism_options, vocab, corpus) -> WordMechanism:
