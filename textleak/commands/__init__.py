@@ -1,0 +1,1 @@
+"""Subcommands of the ``textleak`` CLI, one module each (see textleak/cli.py)."""
