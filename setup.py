@@ -85,6 +85,7 @@ setup(
     package_data={
         "textleak": [
             "prompts/*.txt",
+            "prompts/*.json",
             "prompts/**/*.txt",
             "prompts/**/*.json",
             "data/*.jsonl",
