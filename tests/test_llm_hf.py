@@ -171,6 +171,19 @@ def test_shared_instruction_prefix_is_computed_once(tiny_model_dir):
     n_instr = len(reused.tokenizer(instruction)["input_ids"])
     saved = plain.forward_stats["forward_tokens"] - reused.forward_stats["forward_tokens"]
     assert saved >= 17 * (n_instr - 2)  # the instruction ran once instead of 18 times
+    # one prompt per batch: the instruction is still computed once and extended per record
+    per_prompt = make_lm(tiny_model_dir, batch_size=3)
+    assert sum(per_prompt.score(prompts, [" 1", " 2", " 3"]), []) == pytest.approx(sum(b, []), abs=1e-3)
+    assert plain.forward_stats["forward_tokens"] - per_prompt.forward_stats["forward_tokens"] >= 17 * (n_instr - 2)
+
+
+def test_choices_of_different_prompts_are_batched_per_prompt(tiny_model_dir):
+    prompts = ["The capital of France is", "Alice Smith was admitted to the", "Once upon a time there was a"]
+    choices = [[" Paris", " Madrid", " the capital of Spain"], [" hospital", " clinic on Monday"], [" little girl", " nurse"]]
+    reused = make_lm(tiny_model_dir, batch_size=16)
+    plain = make_lm(tiny_model_dir, batch_size=16, prefix_cache=False)
+    assert sum(reused.score(prompts, choices), []) == pytest.approx(sum(plain.score(prompts, choices), []), abs=1e-3)
+    assert reused.forward_stats["forward_tokens"] < 0.6 * plain.forward_stats["forward_tokens"]
 
 
 def test_score_rejects_empty_choice_naming_the_prompt(tiny_model_dir):

@@ -421,45 +421,84 @@ class TransformersLM(LanguageModel):
                 rows.append((i, j, head + joint[start:], start - dropped))
         scores = [[0.0] * len(c) for c in choices]
         order = sorted(range(len(rows)), key=lambda r: rows[r][2])
-        batches = [order[k:k + self.batch_size] for k in range(0, len(order), self.batch_size)]
-        prefix_memo: dict[tuple, tuple] = {}
+        batches = self._score_batches([rows[r][2] for r in order], [rows[r][3] for r in order])
+        batches = [[order[k] for k in batch] for batch in batches]
+        prefixes = [self._batch_prefix([rows[r][2] for r in b], [rows[r][3] for r in b]) for b in batches]
+        memo: dict[tuple, tuple] = {}
         device = self._device()
         with torch.inference_mode():
-            for batch in tqdm(batches, desc=f"score {self.model_name}", disable=len(batches) < 4, leave=False):
-                seqs = [rows[r][2] for r in batch]
-                starts = [rows[r][3] for r in batch]
-                values = self._score_batch(seqs, starts, prefix_memo, device)
+            for b, batch in enumerate(tqdm(batches, desc=f"score {self.model_name}", disable=len(batches) < 4, leave=False)):
+                # the part of this batch's prefix shared with a neighbouring batch is computed once, kept,
+                # and extended (e.g. a judge's instruction + demos, then one record's text)
+                shared = max((_common_prefix_len(prefixes[b], prefixes[o]) for o in (b - 1, b + 1) if 0 <= o < len(batches)), default=0)
+                if shared >= 8:  # worth its own forward pass
+                    self._prefix_state(tuple(prefixes[b][:shared]), memo, device)
+                state = self._prefix_state(tuple(prefixes[b]), memo, device) if prefixes[b] else None
+                values = self._score_batch([rows[r][2] for r in batch], [rows[r][3] for r in batch], len(prefixes[b]), state, device)
                 for r, v in zip(batch, values):
                     scores[rows[r][0]][rows[r][1]] = v
         return scores
 
+    def _batch_prefix(self, seqs: list[list[int]], starts: list[int]) -> list[int]:
+        """Tokens every row of a batch shares, up to the first choice token (empty without prefix reuse)."""
+        if not self.prefix_cache:
+            return []
+        g = min(starts)
+        for s in seqs[1:]:
+            g = min(g, _common_prefix_len(seqs[0], s))
+        return seqs[0][:g]
+
+    def _score_batches(self, seqs: list[list[int]], starts: list[int]) -> list[list[int]]:
+        """Group sorted rows into batches. Without prefix reuse: fixed-size chunks. With it: a row joins
+        the current batch only if that costs fewer forward tokens than starting a new batch (cost of a
+        batch = shared prefix once + rows x padded rest), so the choices of one prompt stay together."""
+        if not self.prefix_cache:
+            return [list(range(k, min(k + self.batch_size, len(seqs)))) for k in range(0, len(seqs), self.batch_size)]
+
+        def cost(members: list[int]) -> int:
+            g = len(self._batch_prefix([seqs[m] for m in members], [starts[m] for m in members]))
+            return g + len(members) * (max(len(seqs[m]) for m in members) - g)
+
+        batches: list[list[int]] = []
+        current: list[int] = []
+        for k in range(len(seqs)):
+            if current and len(current) < self.batch_size and cost(current + [k]) <= cost(current) + len(seqs[k]):
+                current.append(k)
+            else:
+                if current:
+                    batches.append(current)
+                current = [k]
+        if current:
+            batches.append(current)
+        return batches
+
     def _prefix_state(self, prefix: tuple, memo: dict, device):
-        """KV cache and last-position log-probs of a shared prefix, computed once per call."""
+        """KV cache and last-position log-probs of a prefix, extending the longest memoised prefix of it."""
         import torch
         from transformers import DynamicCache
 
-        if prefix not in memo:
-            memo.clear()  # rows are sorted, so a prefix that changed will not come back
-            cache = DynamicCache(config=self.model.config)
-            ids = torch.tensor([list(prefix)], dtype=torch.long, device=device)
-            out = self.model(input_ids=ids, attention_mask=torch.ones_like(ids), past_key_values=cache,
-                             use_cache=True, logits_to_keep=1)
-            self._stats["forward_calls"] += 1
-            self._stats["forward_tokens"] += len(prefix)
-            memo[prefix] = (out.past_key_values, torch.log_softmax(out.logits[0, -1].float(), dim=-1))
+        if prefix in memo:
+            memo[prefix] = memo.pop(prefix)  # most recently used last
+            return memo[prefix]
+        base = max((k for k in memo if len(k) < len(prefix) and prefix[: len(k)] == k), key=len, default=())
+        cache = copy.deepcopy(memo[base][0]) if base else DynamicCache(config=self.model.config)
+        rest = prefix[len(base):]
+        ids = torch.tensor([list(rest)], dtype=torch.long, device=device)
+        mask = torch.ones((1, len(prefix)), dtype=torch.long, device=device)
+        out = self.model(input_ids=ids, attention_mask=mask, past_key_values=cache, use_cache=True, logits_to_keep=1)
+        self._stats["forward_calls"] += 1
+        self._stats["forward_tokens"] += len(rest)
+        memo[prefix] = (out.past_key_values, torch.log_softmax(out.logits[0, -1].float(), dim=-1))
+        while len(memo) > 4:
+            memo.pop(next(iter(memo)))
         return memo[prefix]
 
-    def _score_batch(self, seqs: list[list[int]], starts: list[int], memo: dict, device) -> list[float]:
+    def _score_batch(self, seqs: list[list[int]], starts: list[int], g: int, state, device) -> list[float]:
         import torch
 
-        g = 0
-        if self.prefix_cache:
-            g = min(starts)
-            for s in seqs[1:]:
-                g = min(g, _common_prefix_len(seqs[0], s))
         past, prefix_lp = None, None
         if g > 0:
-            cache, prefix_lp = self._prefix_state(tuple(seqs[0][:g]), memo, device)
+            cache, prefix_lp = state
             past = copy.deepcopy(cache)
             if len(seqs) > 1:
                 past.batch_repeat_interleave(len(seqs))
