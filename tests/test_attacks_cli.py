@@ -53,3 +53,15 @@ def test_attack_command_writes_a_table_per_epsilon(files, tmp_path, capsys):
     printed = capsys.readouterr().out
     assert "| context_free bound |" in printed and "eps=8" in printed
     assert (tmp_path / "res.md").exists()
+
+
+def test_attack_command_with_a_shadow_from_another_file(files, tmp_path):
+    vec, tsv = files
+    shadow = tmp_path / "shadow.txt"
+    shadow.write_text("the plot was good\nthe acting was bad\n")
+    out = tmp_path / "res.json"
+    assert main(["attack", "--data", str(tsv), "--column", "sentence", "--shadow-data", str(shadow),
+                 "--mechanism", "santext+", "--mechanism-options", '{"p": 0.0, "sensitive_fraction": 0.9}',
+                 "--embeddings", str(vec), "--epsilons", "2", "--out", str(out)]) == 0
+    (row,) = json.loads(out.read_text())
+    assert row["n_tokens"] > 0 and set(row["asr"]) == {"context_free_bayes", "embedding_inversion"}

@@ -7,7 +7,7 @@ import logging
 import time
 from typing import Any, Sequence
 
-from textleak.attacks.asr import run_attacks, select_targets
+from textleak.attacks.asr import pii_flags, run_attacks, select_targets
 from textleak.attacks.base import AttackData
 from textleak.dp import build_mechanism, count_words
 from textleak.sanitization import record_seed
@@ -19,13 +19,17 @@ def asr_sweep(private_texts: Sequence[str], shadow_texts: Sequence[str], mechani
               embeddings, attacks: Sequence[str], bounds: Sequence[str] = ("context_free", "contextual_k"),
               mechanism_options: dict | None = None, attack_options: dict | None = None,
               vocab_texts: Sequence[str] | None = None, max_targets: int | None = 1000, shadow_copies: int = 10,
-              tokenizer: str = "regex", seed: int = 0) -> list[dict[str, Any]]:
+              tokenizer: str = "regex", targets: str = "mechanism", seed: int = 0) -> list[dict[str, Any]]:
     """One row per epsilon: ASR per attack and bound (all targets and changed targets), counts, timings.
 
     The vocabulary (word counts) comes from ``vocab_texts`` (default: private + shadow texts, as
     SanText counts its task's train and dev files). Private texts are sanitized once per epsilon
     with per-record seeds; all attacks are scored on one seeded target sample per epsilon.
+    ``targets="pii"`` attacks the tokens Presidio marks as PERSON instead of the mechanism's sensitive words.
     """
+    if targets not in ("mechanism", "pii"):
+        raise ValueError(f"targets must be 'mechanism' or 'pii', got {targets!r}")
+    pii = None
     vocab = count_words(list(vocab_texts) if vocab_texts is not None else list(private_texts) + list(shadow_texts), tokenizer)
     rows = []
     base = None
@@ -35,8 +39,13 @@ def asr_sweep(private_texts: Sequence[str], shadow_texts: Sequence[str], mechani
             base = build_mechanism(mechanism, embeddings, vocab, eps, tokenizer=tokenizer, **(mechanism_options or {}))
         mech = base.with_epsilon(eps)
         sanitized = mech.sanitize_texts(list(private_texts), [record_seed(seed, i, t) for i, t in enumerate(private_texts)])
+        flags = [s.sensitive for s in sanitized]
+        if targets == "pii":
+            if pii is None:
+                pii = pii_flags(list(private_texts), [mech.tokenizer.spans(t) for t in private_texts])
+            flags = pii
         data = AttackData(mech, [s.original_tokens for s in sanitized], [s.sanitized_tokens for s in sanitized],
-                          select_targets([s.sensitive for s in sanitized], max_targets, seed),
+                          select_targets(flags, max_targets, seed),
                           shadow_original=[mech.tokenizer.tokens(t) for t in shadow_texts], shadow_copies=shadow_copies,
                           seed=seed)
         setup = time.perf_counter() - start

@@ -40,6 +40,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--column", default=None, help="text column (tsv/csv/jsonl)")
     parser.add_argument("--shadow-data", default=None, help="shadow texts from another dataset (misaligned shadow); "
                                                            "default: a seeded split of --data")
+    parser.add_argument("--shadow-column", default=None, help="text column of --shadow-data (default: --column)")
     parser.add_argument("--shadow-fraction", type=float, default=0.5, help="share of --data used as shadow when no --shadow-data")
     parser.add_argument("--limit", type=int, default=None, help="use only the first N private texts")
     parser.add_argument("--mechanism", default="santext+", choices=["santext", "santext+", "custext", "custext+"])
@@ -49,6 +50,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--attacks", nargs="*", default=["context_free_bayes", "embedding_inversion"])
     parser.add_argument("--bounds", nargs="*", default=["context_free"])
     parser.add_argument("--attack-options", default="{}", help='JSON per attack, e.g. \'{"contextual_bayes": {"model": "bert-base-uncased"}}\'')
+    parser.add_argument("--targets", default="mechanism", choices=["mechanism", "pii"],
+                        help="attack the mechanism's sensitive words, or Presidio PERSON tokens (seed 001 section 5.3)")
     parser.add_argument("--max-targets", type=int, default=1000)
     parser.add_argument("--shadow-copies", type=int, default=10)
     parser.add_argument("--tokenizer", default="regex", help="'regex', 'whitespace' or 'hf:<model>'")
@@ -63,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
 
     texts = read_texts(args.data, args.column)
     if args.shadow_data:
-        private, shadow = texts, read_texts(args.shadow_data, args.column)
+        private, shadow = texts, read_texts(args.shadow_data, args.shadow_column or args.column)
     else:
         p_idx, s_idx = private_shadow_split(len(texts), args.shadow_fraction, args.seed)
         private, shadow = [texts[i] for i in p_idx], [texts[i] for i in s_idx]
@@ -73,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
     rows = asr_sweep(private, shadow, args.mechanism, args.epsilons, WordEmbeddings.load(args.embeddings),
                      args.attacks, args.bounds, json.loads(args.mechanism_options), json.loads(args.attack_options),
                      max_targets=args.max_targets, shadow_copies=args.shadow_copies, tokenizer=args.tokenizer,
-                     seed=args.seed)
+                     targets=args.targets, seed=args.seed)
     table = markdown_table(rows)
     print(f"ASR over sensitive tokens ({args.mechanism}, embeddings {args.embeddings})\n\n{table}\n\n"
           f"ASR over changed tokens\n\n{markdown_table(rows, 'asr_changed')}")
