@@ -208,3 +208,19 @@ def test_presidio_codes_for_unannotated_text():
     assert "London" in code.values(["LOC"])
     for x in mentions:
         assert text[x["start_offset"]:x["end_offset"]] == x["span_text"]
+
+
+def test_deid_markers_as_codes_and_annotations_kept_for_evaluation():
+    notes = [{"id": str(k), "text": f"Pt seen at [**Hospital {k}**] by Dr Roe on [**2101-10-2{k}**].",
+              "entity_mentions": [{"entity_type": "PERSON", "start_offset": 0, "end_offset": 0, "span_text": "",
+                                   "identifier_type": "DIRECT"}]} for k in range(4)]
+    for n in notes:  # the hand annotation marks "Dr Roe", which the markers do not cover
+        s = n["text"].index("Dr Roe")
+        n["entity_mentions"][0].update(start_offset=s, end_offset=s + 6, span_text="Dr Roe")
+    lm = RecordingLM(lambda p, i, s: "Pt seen at [**Hospital 9**].")
+    gen = ControlledGenerator(model=lm, mode="icl", context_selection="consecutive").fit(notes, entities="deid_markers")
+    assert gen.records[0].code.render() == "HOSPITAL: [**Hospital 0**]\nDATE: [**2101-10-20**]"
+    out = gen.generate(num_records=1)
+    assert out["annotated_entities"][0] == ["Dr Roe"]
+    assert "[**Hospital 0**]" in out["private_entities"][0]
+    assert lm.calls[0].endswith("\n") and "HOSPITAL: Hospital" in lm.calls[0]  # fictional value for a MIMIC type

@@ -160,6 +160,7 @@ class CodedRecord:
     text: str
     code: ControlCode
     private_spans: list[tuple[int, int]]
+    annotated_values: list[str] | None = None  # hand-annotated values when the code came from a detector
 
     @property
     def values(self) -> list[str]:

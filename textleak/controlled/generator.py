@@ -15,7 +15,8 @@ contexts' private values), ``"baseline_icl"`` (three texts, no codes: the paper'
 Entities: ``"annotations"`` reads TAB-style mentions from ``mentions_column`` (DIRECT identifiers
 by default; ``identifier_types=("DIRECT", "QUASI")`` for both); ``"presidio"`` detects them
 (seed 004's "private entity unknown" setting: codes from Presidio; evaluate against the annotations
-when they exist); ``"deid_markers"`` takes MIMIC-style ``[**...**]`` markers.
+when they exist: ICL output then has an ``annotated_entities`` column, the contexts' hand-annotated
+values, to pass as ``private_entities``); ``"deid_markers"`` takes MIMIC-style ``[**...**]`` markers.
 
 Outputs keep failures visible: ``generation_status`` is "ok", "leaked" (still leaking after the
 regeneration cap) or "failed" (no text; ``text`` is None), so nothing is silently dropped.
@@ -127,6 +128,11 @@ class ControlledGenerator:
             coded_record(str(row.get(id_column, i)), text, ms, types)
             for i, (row, text, ms) in enumerate(zip(rows, texts, mentions))
         ]
+        if entities != "annotations" and all(r.get(mentions_column) is not None for r in rows):
+            # entity-unknown setting: codes from a detector, leakage judged on the hand annotations
+            for rec, row in zip(records, rows):
+                annotated = coded_record(rec.id, row[text_column], list(row[mentions_column]), self.identifier_types)
+                rec.annotated_values = annotated.values
         empty = sum(not r.code for r in records)
         if empty:
             logger.info("%d of %d records have no private entity of types %s", empty, len(records), types)

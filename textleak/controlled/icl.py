@@ -143,6 +143,9 @@ class ICLGenerator:
                 status = STATUS_LEAKED if find_leaked(text, private) else STATUS_OK
                 if status == STATUS_OK:
                     break
+            annotated = None
+            if all(c.annotated_values is not None for c in contexts):
+                annotated = unique_entities(v for c in contexts for v in c.annotated_values)
             out.append(
                 {
                     "id": f"synthetic-{i}",
@@ -150,6 +153,7 @@ class ICLGenerator:
                     "control_code": fictional.render() if self.use_control_codes else "",
                     "context_ids": [c.id for c in contexts],
                     "private_entities": private,
+                    **({"annotated_entities": annotated} if annotated is not None else {}),
                     "references": [c.text for c in contexts],
                     "attempts": attempts,
                     "generation_status": status,
