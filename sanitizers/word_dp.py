@@ -25,7 +25,7 @@ import json
 from typing import Any, Sequence
 
 from textleak.dp import build_mechanism, count_words
-from textleak.sanitization import SanitizeResult, Sanitizer, STATUS_OK
+from textleak.sanitization import STATUS_OK, SanitizeResult, Sanitizer, screen_text
 from textleak.word_embeddings import WordEmbeddings
 
 
@@ -79,9 +79,18 @@ class _WordDP(Sanitizer):
 
     # ---- the map call -------------------------------------------------------------------------
     def sanitize_batch(self, texts: list[str], seeds: list[int]) -> list[SanitizeResult]:
-        results = self.mechanism.sanitize_texts(texts, seeds)
-        self.__dict__["_alignments"] = [r.alignment() for r in results]
-        return [SanitizeResult(r.text, STATUS_OK) for r in results]
+        """Shared input policy (``screen_text``): empty or whitespace-only records come back as ""
+        with status ``empty_input`` and an empty alignment; the rest go through the mechanism."""
+        screened = [screen_text(t, None) for t in texts]
+        todo = [i for i, s in enumerate(screened) if s is None]
+        done = self.mechanism.sanitize_texts([texts[i] for i in todo], [seeds[i] for i in todo])
+        alignments: list[list[dict]] = [[] for _ in texts]
+        results: list[SanitizeResult] = list(screened)  # type: ignore[arg-type]
+        for i, r in zip(todo, done):
+            alignments[i] = r.alignment()
+            results[i] = SanitizeResult(r.text, STATUS_OK)
+        self.__dict__["_alignments"] = alignments
+        return results
 
     def __call__(self, texts, indices=None) -> dict[str, Any]:
         out = super().__call__(texts, indices)

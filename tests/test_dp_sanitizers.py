@@ -67,3 +67,13 @@ def test_same_seed_same_output_and_seed_changes_it(emb):
     out1 = a(texts(), list(range(40)))["sanitized"]
     assert out1 == a(texts(), list(range(40)))["sanitized"]
     assert out1 != b(texts(), list(range(40)))["sanitized"]
+
+
+def test_empty_records_follow_the_shared_input_policy(emb):
+    san = SanTextPlus(epsilon=1.0, embeddings=emb).fit(texts())
+    out = san(["", "  ", "the movie"], [0, 1, 2])
+    assert out["sanitize_status"] == ["empty_input", "empty_input", "ok"]
+    assert out["sanitized"][:2] == ["", ""] and out["word_alignment"][:2] == [[], []]
+    assert len(out["word_alignment"][2]) == 2
+    with pytest.raises(TypeError, match="record 1"):
+        san(["ok", None], [0, 1])
