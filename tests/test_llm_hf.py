@@ -102,9 +102,20 @@ def test_sampling_depends_on_seed_not_on_batch(tiny_model_dir):
     alone = make_lm(tiny_model_dir, batch_size=1).generate(PROMPTS[:1], seed=[7], **kw)
     crowd = make_lm(tiny_model_dir, batch_size=5).generate(PROMPTS[::-1], seed=[1, 2, 3, 7], **kw)
     assert crowd[-1] == alone[0]
+    # rows of different prompts mixed in one left-padded batch (no per-prompt grouping)
+    mixed = make_lm(tiny_model_dir, batch_size=5, prefix_cache=False).generate(PROMPTS[::-1], seed=[1, 2, 3, 7], **kw)
+    assert mixed == crowd
     assert len(set(alone[0])) == 3  # n samples differ from each other
     other_seed = make_lm(tiny_model_dir).generate(PROMPTS[:1], seed=[8], **kw)
     assert other_seed[0] != alone[0]
+
+
+def test_samples_of_one_prompt_share_its_prefill(tiny_model_dir):
+    kw = dict(max_new_tokens=6, temperature=1.0, n=4, seed=[3, 4])
+    shared = make_lm(tiny_model_dir, batch_size=8)
+    plain = make_lm(tiny_model_dir, batch_size=8, prefix_cache=False)
+    assert shared.generate(PROMPTS[2:], **kw) == plain.generate(PROMPTS[2:], **kw)
+    assert shared.forward_stats["forward_tokens"] < plain.forward_stats["forward_tokens"]
 
 
 def test_greedy_n_replicates_and_temperature_zero_ignores_seed(tiny_model_dir):

@@ -333,9 +333,16 @@ class TransformersLM(LanguageModel):
                    for i, p in enumerate(prompts)]
         samples = 1 if params.greedy else params.n
         rows = [(i, j) for i in range(len(prompts)) for j in range(samples)]
-        order = sorted(range(len(rows)), key=lambda r: len(encoded[rows[r][0]]))
+        order = sorted(range(len(rows)), key=lambda r: (len(encoded[rows[r][0]]), rows[r]))
         results: dict[tuple[int, int], str | None] = {}
-        batches = [order[k:k + self.batch_size] for k in range(0, len(order), self.batch_size)]
+        if samples > 1 and self.prefix_cache:
+            # the n samples of a prompt form their own batches, so its prompt is computed once
+            batches = []
+            for i in sorted(range(len(prompts)), key=lambda i: len(encoded[i])):
+                mine = [r for r in range(i * samples, (i + 1) * samples)]
+                batches += [mine[k:k + self.batch_size] for k in range(0, len(mine), self.batch_size)]
+        else:
+            batches = [order[k:k + self.batch_size] for k in range(0, len(order), self.batch_size)]
         for batch in tqdm(batches, desc=f"generate {self.model_name}", disable=len(batches) < 4, leave=False):
             texts = self._generate_batch(
                 [encoded[rows[r][0]] for r in batch],
@@ -373,14 +380,27 @@ class TransformersLM(LanguageModel):
             max_new_tokens=params.max_new_tokens, do_sample=False, num_beams=1,
             eos_token_id=eos or None, pad_token_id=pad,
         )
+        extra: dict[str, Any] = {}
+        prefill_rows = len(id_lists)
         with torch.inference_mode():
+            if self.prefix_cache and len(id_lists) > 1 and width > 1 and all(ids == id_lists[0] for ids in id_lists):
+                # identical rows (samples of one prompt): run the prompt once, share its KV cache
+                from transformers import DynamicCache
+
+                cache = DynamicCache(config=self.model.config)
+                self.model(input_ids=input_ids[:1, :-1], attention_mask=attention[:1, :-1], past_key_values=cache, use_cache=True, logits_to_keep=1)
+                cache.batch_repeat_interleave(len(id_lists))
+                extra["past_key_values"] = cache
+                self._stats["forward_calls"] += 1
+                self._stats["forward_tokens"] += width - 1
+                prefill_rows = 0
             out = self.model.generate(
                 input_ids=input_ids, attention_mask=attention, generation_config=config,
-                logits_processor=processors, stopping_criteria=stopping,
+                logits_processor=processors, stopping_criteria=stopping, **extra,
             )
         new_tokens = out.shape[1] - width  # one forward each: the prefill yields the first
         self._stats["forward_calls"] += new_tokens
-        self._stats["forward_tokens"] += len(id_lists) * (width + max(new_tokens - 1, 0))
+        self._stats["forward_tokens"] += prefill_rows * width + len(id_lists) * (new_tokens - (1 if prefill_rows else 0))
         texts: list[str | None] = []
         for row in out[:, width:].tolist():
             for k, tok in enumerate(row):
