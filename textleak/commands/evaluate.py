@@ -233,7 +233,7 @@ def run(args: argparse.Namespace) -> int:
     print(format_table(rows))
     if rows:
         r0 = rows[0]
-        print(f"\njudge: {r0['judge'].get('name')}  linker: {r0['linker'].get('name')} ({r0['linker'].get('index', '')}, "
+        print(f"\njudge: {r0['judge'].get('judge') or r0['judge'].get('name')}  linker: {r0['linker'].get('name')} ({r0['linker'].get('index', '')}, "
               f"{r0['linker'].get('query')})  k={args.k} ({args.aux_strategy})  seed={args.seed}")
         print("privacy: 0 = every claim leaks, 1 = nothing leaks. "
               f"Details: {out_dir / 'report.json'} and records-*.jsonl")
