@@ -72,7 +72,7 @@ class FakeOpenAI(BaseHTTPRequestHandler):
             top = [{"token": t, "logprob": lp} for t, lp in [("2", -0.2), (" 2", -2.0), ("1", -1.9), ("3", -3.0)]]
             return self._send(200, {"choices": [{"index": 0, "message": {"role": "assistant", "content": "2"},
                                                   "logprobs": {"content": [{"token": "2", "logprob": -0.2, "top_logprobs": top}]}}]})
-        n = body.get("n", 1)
+        n = 1 if "single" in text else body.get("n", 1)  # a server that ignores n
         choices = [{"index": i, "message": {"role": "assistant", "content": self._answer(text, body.get("seed"), i, body.get("temperature", 1.0))}}
                    for i in range(n)]
         return self._send(200, {"choices": choices[::-1]})  # out of order on purpose
@@ -199,3 +199,10 @@ def test_spec_and_missing_key(server, tmp_path, monkeypatch):
     assert len(FakeOpenAI.seen) == 1
     with pytest.raises(ValueError, match="base_url"):
         OpenAICompatibleLM("m", "localhost:8000")
+
+
+def test_server_ignoring_n_is_asked_again_and_token_field_is_configurable(server, tmp_path):
+    lm = make(server, tmp_path, max_tokens_param="max_completion_tokens")
+    out = lm.generate(["single"], temperature=1.0, n=3, seed=0)
+    assert out == [[f"echo[single] seed={s} i=0 END tail" for s in (0, 1000003, 2000006)]]
+    assert all("max_completion_tokens" in r["body"] and "max_tokens" not in r["body"] for r in FakeOpenAI.seen)

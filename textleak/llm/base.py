@@ -145,6 +145,10 @@ class LanguageModel(ABC):
         params = GenerationParams(max_new_tokens, float(temperature), float(top_p), int(n), tuple(stop), tuple(banned_phrases))
         if params.n < 1:
             raise ValueError("n must be >= 1")
+        if params.max_new_tokens < 1:
+            raise ValueError("max_new_tokens must be >= 1")
+        if not 0.0 < params.top_p <= 1.0 or params.temperature < 0.0:
+            raise ValueError("need 0 < top_p <= 1 and temperature >= 0")
         seeds = _seeds(seed, len(norm))
         fp = self.fingerprint()
         keys = [

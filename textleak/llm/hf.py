@@ -34,6 +34,7 @@ import inspect
 import logging
 import os
 import re
+import threading
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -140,6 +141,7 @@ class TransformersLM(LanguageModel):
         self.trust_remote_code = trust_remote_code
         self.model_name = model_name or (f"{source}::{gguf_file}" if gguf_file else source)
         self.cache = DiskCache("llm", enabled=use_cache)
+        self._load_lock = threading.Lock()
         self._model = None
         self._tokenizer = None
         self._fingerprint: str | None = None
@@ -148,8 +150,12 @@ class TransformersLM(LanguageModel):
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.model_name!r}, dtype={self.dtype!r}, device={self.device or self.device_map!r})"
 
+    def describe(self) -> dict[str, Any]:
+        return {**super().describe(), "dtype": self.dtype, "revision": self.revision, "truncation": self.truncation}
+
     def __setstate__(self, state: dict) -> None:
         super().__setstate__(state)
+        self._load_lock = threading.Lock()
         self._model = None
         self._tokenizer = None
         self._fingerprint = None
@@ -219,6 +225,11 @@ class TransformersLM(LanguageModel):
     def _load(self) -> None:
         if self._model is not None:
             return
+        with self._load_lock:
+            if self._model is None:
+                self._load_locked()
+
+    def _load_locked(self) -> None:
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
 

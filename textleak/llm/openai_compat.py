@@ -60,7 +60,8 @@ class OpenAICompatibleLM(LanguageModel):
     ``max_backoff``), ``string_endpoint`` ("chat" or "completions"), ``top_logprobs`` (for chat
     scoring), ``max_resamples`` (banned phrases), ``extra_body`` (extra JSON fields for every request,
     e.g. vLLM's ``{"top_k": 20}``), ``revision`` (any string you bump when the server's weights change:
-    part of the fingerprint), ``use_cache``.
+    part of the fingerprint), ``max_tokens_param`` ("max_completion_tokens" for OpenAI reasoning
+    models), ``use_cache``.
     """
 
     backend = "openai"
@@ -81,6 +82,7 @@ class OpenAICompatibleLM(LanguageModel):
         max_resamples: int = 8,
         extra_body: dict | None = None,
         revision: str = "",
+        max_tokens_param: str = "max_tokens",
         use_cache: bool = True,
     ):
         if not model or not base_url:
@@ -104,6 +106,7 @@ class OpenAICompatibleLM(LanguageModel):
         self.max_resamples = int(max_resamples)
         self.extra_body = dict(extra_body or {})
         self.revision = revision
+        self.max_tokens_param = max_tokens_param
         self.cache = DiskCache("llm", enabled=use_cache)
         self._client = None
         self._lock = threading.Lock()
@@ -200,7 +203,9 @@ class OpenAICompatibleLM(LanguageModel):
 
     # ---- generation -----------------------------------------------------------------------------
     def _request_samples(self, prompt, params: GenerationParams, seed: int, n: int) -> list[str]:
-        body: dict[str, Any] = {"max_tokens": params.max_new_tokens, "n": n, "seed": seed}
+        body: dict[str, Any] = {self.max_tokens_param: params.max_new_tokens, "seed": seed}
+        if n > 1:
+            body["n"] = n
         if params.greedy:
             body["temperature"] = 0.0
         else:
@@ -214,9 +219,9 @@ class OpenAICompatibleLM(LanguageModel):
             messages = [{"role": "user", "content": prompt}] if isinstance(prompt, str) else prompt
             data = self._post("chat/completions", {**body, "messages": messages})
             texts = [(c.get("message") or {}).get("content") or "" for c in sorted(data["choices"], key=lambda c: c.get("index", 0))]
-        if len(texts) < n:
-            raise _RequestFailed(f"server returned {len(texts)} choices, asked for {n} (does it support n?)")
-        out = []
+        if not texts:
+            raise _RequestFailed("server returned no choices")
+        out = []  # servers that ignore ``n`` (e.g. Ollama) return fewer: the caller asks again
         for text in texts[:n]:
             cut = min((p for p in (text.find(s) for s in params.stop) if p >= 0), default=-1)
             out.append(text[:cut] if cut >= 0 else text)
@@ -227,13 +232,18 @@ class OpenAICompatibleLM(LanguageModel):
         banned = [p.casefold() for p in params.banned_phrases if p and p.strip()]
         kept: list[str] = []
         try:
-            for attempt in range(self.max_resamples + 1):
+            rejected = 0
+            for attempt in range(self.max_resamples + params.n):
                 need = params.n - len(kept)
                 samples = self._request_samples(prompt, params, seed + attempt * 1_000_003, need)
-                kept += [s for s in samples if not any(b in s.casefold() for b in banned)]
+                clean = [s for s in samples if not any(b in s.casefold() for b in banned)]
+                rejected += len(samples) - len(clean)
+                kept += clean
                 if len(kept) >= params.n:
                     return kept[: params.n]
-            logger.error("prompt %d: every sample contained a banned phrase after %d resamples", index, self.max_resamples)
+                if rejected > self.max_resamples:
+                    break
+            logger.error("prompt %d: %d samples contained a banned phrase (max_resamples=%d)", index, rejected, self.max_resamples)
         except _RequestFailed as e:
             logger.error("%s: prompt %d failed: %s", self.model_name, index, e)
         except (KeyError, TypeError, ValueError) as e:
