@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import logging
+import warnings
 from collections import defaultdict
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -48,7 +49,8 @@ def cohen_kappa(a: Sequence[int], b: Sequence[int], weights: str | None = None, 
         raise ValueError(f"cohen_kappa needs equal lengths, got {len(a)} and {len(b)}")
     if not a:
         return float("nan")
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a constant rater makes kappa undefined: reported as nan
         value = cohen_kappa_score(list(a), list(b), labels=list(labels), weights=weights)
     return float(value)
 
@@ -246,14 +248,20 @@ def group_by_document(items: Sequence[LabelledClaim]) -> tuple[list[str], list[l
     return documents, claims, positions
 
 
-def evaluate_judge(judge: Any, items: Sequence[LabelledClaim], seed: int = 0) -> AgreementReport:
-    """Rate every labelled claim with ``judge`` (one batched ``rate`` call) and compare with gold."""
+def rate_labelled(judge: Any, items: Sequence[LabelledClaim], seed: int = 0) -> list[int | None]:
+    """Rate every labelled claim with ``judge`` (one batched ``rate`` call); None where unparsed."""
     documents, claims, positions = group_by_document(items)
     ratings = judge.rate(claims, documents, seeds=[seed + j for j in range(len(documents))])
     predicted: list[int | None] = [None] * len(items)
     for pos, rated in zip(positions, ratings):
         for i, r in zip(pos, rated):
             predicted[i] = r.rating if r.status == "ok" else None
+    return predicted
+
+
+def evaluate_judge(judge: Any, items: Sequence[LabelledClaim], seed: int = 0) -> AgreementReport:
+    """Rate every labelled claim with ``judge`` and compare with gold."""
+    predicted = rate_labelled(judge, items, seed)
     return agreement([it.gold for it in items], predicted, judge=judge.describe(), domains=[it.domain for it in items])
 
 

@@ -6,7 +6,7 @@ rather than a long multi-fact sentence) by the cosine similarity of their MiniLM
 s >= t1 -> 1 (same), s >= t2 -> 2 (similar), else 3 (unsupported).
 
 Number/age guard: when the claim states numbers (ages, doses, lab values, dates) that the
-best-matching span's sentence does not state, the claim cannot be rated 1: it is rated no better than
+best-matching span does not state, the claim cannot be rated 1: it is rated no better than
 ``number_guard_rating`` (2). Embeddings barely move when "25" becomes "27"; the guard is what makes a
 sanitizer that perturbs every number score between the identity and removing everything.
 
@@ -115,9 +115,9 @@ class EmbeddingJudge(Judge):
         document). One batched encoding of all claims and spans."""
         check_pairs(claims, documents)
         spans = [document_spans(doc, self.window, self.word_window, self.word_stride) if doc.strip() else [] for doc in documents]
-        texts = [c for cs in claims for c in cs] + [s for ss in spans for s, _ in ss]
-        if not any(spans) or not texts:
+        if not any(cs and ss for cs, ss in zip(claims, spans)):  # nothing to compare: no model call
             return [[{"similarity": None, "span": None, "cap": 1} for _ in cs] for cs in claims]
+        texts = [c for cs in claims for c in cs] + [s for ss in spans for s, _ in ss]
         from textleak.encoders import encode, load_sentence_encoder
 
         vectors = encode(texts, load_sentence_encoder(self.encoder), batch_size=self.batch_size, show_progress_bar=self.show_progress)
@@ -133,8 +133,10 @@ class EmbeddingJudge(Judge):
                 sims = claim_vecs[c0 : c0 + len(cs)] @ span_vecs[s0 : s0 + len(ss)].T
                 best = np.argmax(sims, axis=1)
                 for k, claim in enumerate(cs):
-                    span, context = ss[int(best[k])]
-                    cap = number_cap(extract_numbers(claim, count_word_one=False), extract_numbers(context), self.number_guard_rating) if self.number_guard else 1
+                    span, _ = ss[int(best[k])]
+                    # numbers are checked in the best span itself, not its whole sentence: a changed
+                    # "12 May" must not pass because "12 kids" appears later in the sentence
+                    cap = number_cap(extract_numbers(claim, count_word_one=False), extract_numbers(span), self.number_guard_rating) if self.number_guard else 1
                     rows.append({"similarity": float(sims[k, best[k]]), "span": span, "cap": cap})
             out.append(rows)
             c0 += len(cs)
@@ -153,7 +155,7 @@ class EmbeddingJudge(Judge):
                     continue
                 raw = 1 if s >= self.t1 else 2 if s >= self.t2 else 3
                 rating = max(raw, row["cap"])
-                detail = {"similarity": round(s, 4), "span": row["span"]}
+                detail = {"similarity": s, "span": row["span"]}
                 if rating != raw:
                     detail["number_guard"] = f"claim numbers missing from the best span: {raw} -> {rating}"
                 rated.append(ClaimRating(rating, normalise(rating), OK, detail))

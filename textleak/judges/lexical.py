@@ -112,6 +112,6 @@ class LexicalJudge(Judge):
                     continue
                 raw = 1 if r >= self.t1 else 2 if r >= self.t2 else 3
                 rating = max(raw, row["cap"])
-                rated.append(ClaimRating(rating, normalise(rating), OK, {"rouge_l_recall": round(r, 4), "span": row["span"]}))
+                rated.append(ClaimRating(rating, normalise(rating), OK, {"rouge_l_recall": r, "span": row["span"]}))
             results.append(rated)
         return results

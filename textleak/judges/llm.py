@@ -299,16 +299,11 @@ class LLMJudge(Judge):
                     chunks.append((i, js[start : start + self.claims_per_prompt]))
             prompts = [build_messages([claims[i][j] for j in js], documents[i], self.domain) for i, js in chunks]
             chunk_seeds = [derive_seed(seeds[i], js[0], attempt) for i, js in chunks]
-            sizes = {len(js) for _, js in chunks}
-            answers: list[list[str | None]] = [None] * len(chunks)  # type: ignore[list-item]
-            for size in sorted(sizes):  # one generate call per chunk size (max_new_tokens depends on it)
-                idx = [c for c, (_, js) in enumerate(chunks) if len(js) == size]
-                outs = self.lm.generate(
-                    [prompts[c] for c in idx], max_new_tokens=self._new_tokens(size), temperature=self.temperature,
-                    top_p=self.top_p, n=self.n, seed=[chunk_seeds[c] for c in idx], stop=("**Input**",), on_error="none",
-                )
-                for c, out in zip(idx, outs):
-                    answers[c] = out
+            # one batched call; the token budget fits the largest chunk (the stop string ends answers early)
+            answers = self.lm.generate(
+                prompts, max_new_tokens=self._new_tokens(max(len(js) for _, js in chunks)), temperature=self.temperature,
+                top_p=self.top_p, n=self.n, seed=chunk_seeds, stop=("**Input**",), on_error="none",
+            )
             for (i, js), samples in zip(chunks, answers):
                 for sample in samples:
                     for j, r in zip(js, parse_ratings(sample, len(js), self.strip_markdown)):

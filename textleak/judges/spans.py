@@ -62,8 +62,7 @@ def word_windows(sentence: str, size: int = 8, stride: int = 4) -> list[str]:
 def document_spans(text: str, window: int = 2, word_window: int = 0, word_stride: int = 4) -> list[tuple[str, str]]:
     """``(span, context)`` pairs: every sentence, every run of ``window`` adjacent sentences, and
     (``word_window > 0``) every ``word_window``-word run inside a sentence. ``context`` is the
-    sentence (or sentence run) a span comes from, where the number guard looks for the claim's
-    numbers. Empty text has no spans."""
+    sentence (or sentence run) a span comes from. Empty text has no spans."""
     sentences = split_sentences(text)
     spans = [(s, s) for s in sentences]
     if window > 1 and len(sentences) > 1:

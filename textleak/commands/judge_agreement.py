@@ -1,0 +1,87 @@
+"""``textleak judge-agreement``: measure a judge against labelled claims.
+
+    textleak judge-agreement --judge embedding                       # shipped set, held-out split
+    textleak judge-agreement --judge llm --llm hf:meta-llama/Meta-Llama-3-8B-Instruct --mode logprob
+    textleak judge-agreement --judge lexical --labels my_claims.jsonl --json report.json
+
+Prints Spearman, Cohen's kappa (plain, linear, quadratic), Fleiss' kappa, accuracy and the confusion
+matrix (seed 000, table 4). Labels are JSONL rows ``{"claim", "document", "gold": 1|2|3, "domain"?}``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+
+logger = logging.getLogger(__name__)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--judge", default="embedding", choices=["embedding", "lexical", "llm"], help="judge to measure (default: embedding)")
+    parser.add_argument("--llm", default=None, help="LLM spec for --judge llm: embedded, hf:<id|path>, openai:<model>@<url> (default: embedded)")
+    parser.add_argument("--mode", default="sample", choices=["sample", "logprob"], help="LLM judge mode (default: sample, as the paper)")
+    parser.add_argument("--n", type=int, default=3, help="LLM judge samples per prompt / votes (default 3)")
+    parser.add_argument("--temperature", type=float, default=0.6)
+    parser.add_argument("--top-p", type=float, default=0.9)
+    parser.add_argument("--claims-per-prompt", type=int, default=10)
+    parser.add_argument("--max-retries", type=int, default=2)
+    parser.add_argument("--domain", default=None, choices=["medqa", "wildchat"], help="LLM judge demos (default: each item's domain, medqa when unknown)")
+    parser.add_argument("--labels", default=None, help="JSONL of labelled claims (default: the shipped calibration set)")
+    parser.add_argument("--split", default=None, choices=["all", "train", "test"], help="keep items of this split (default: test for the shipped set, all otherwise)")
+    parser.add_argument("--limit", type=int, default=None, help="use only the first N items (after the split filter)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--json", dest="json_out", default=None, help="also write the report as JSON to this file")
+
+
+def _judge_options(args: argparse.Namespace, domain: str) -> dict:
+    if args.judge != "llm":
+        return {}
+    return {
+        "mode": args.mode, "n": args.n, "temperature": args.temperature, "top_p": args.top_p,
+        "claims_per_prompt": args.claims_per_prompt, "max_retries": args.max_retries, "domain": domain,
+    }
+
+
+def run(args: argparse.Namespace) -> int:
+    from textleak.agreement import agreement, load_labelled_claims, rate_labelled
+    from textleak.judges import make_judge
+
+    if args.llm is not None and args.judge != "llm":
+        print("--llm only applies to --judge llm", file=sys.stderr)
+        return 2
+    split = args.split or ("test" if args.labels is None else "all")
+    try:
+        items = load_labelled_claims(args.labels, split=split)
+    except (OSError, ValueError) as err:
+        print(f"cannot read labels: {err}", file=sys.stderr)
+        return 2
+    if args.limit is not None:
+        items = items[: args.limit]
+    if not items:
+        print("no labelled claims to measure", file=sys.stderr)
+        return 2
+    # the LLM judge's demos depend on the domain: rate each domain with its own demos
+    if args.judge == "llm" and args.domain is None:
+        groups: dict[str, list[int]] = {}
+        for i, it in enumerate(items):
+            groups.setdefault(it.domain if it.domain in ("medqa", "wildchat") else "medqa", []).append(i)
+    else:
+        groups = {args.domain or "medqa": list(range(len(items)))}
+    predicted: list[int | None] = [None] * len(items)
+    descriptions = {}
+    for domain, idx in groups.items():
+        judge = make_judge(args.judge, llm=(args.llm or "embedded") if args.judge == "llm" else None, **_judge_options(args, domain))
+        for i, p in zip(idx, rate_labelled(judge, [items[i] for i in idx], seed=args.seed)):
+            predicted[i] = p
+        descriptions[domain] = judge.describe()
+    report = agreement([it.gold for it in items], predicted, judge=next(iter(descriptions.values())) if len(descriptions) == 1 else descriptions, domains=[it.domain for it in items])
+    labels_name = args.labels or "shipped calibration set"
+    print(f"judge: {json.dumps(report.judge, default=str)}")
+    print(f"labels: {labels_name} (split: {split})")
+    print(report.to_markdown())
+    if args.json_out:
+        with open(args.json_out, "w", encoding="utf-8") as fh:
+            json.dump({"labels": labels_name, "split": split, **report.to_dict()}, fh, indent=1, default=str)
+    return 0
