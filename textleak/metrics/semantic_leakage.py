@@ -159,6 +159,15 @@ class SemanticLeakage(evaluate.Metric):
                 self._judge = make_judge(self.judge_spec, llm=self.llm, **options)
         return self._judge
 
+    def _linker(self):
+        """A fresh linker per compute (it holds the index); the dense one gets device and batch size."""
+        from textleak.linking import make_linker
+
+        if self.linker_spec == "dense":
+            options = {"device": self.device, **({"batch_size": self.batch_size} if self.batch_size else {})}
+            return make_linker("dense", **options)
+        return make_linker(self.linker_spec)
+
     def compute(self, *, predictions=None, references=None, **kwargs) -> dict | None:
         """Aligned sets go through evaluate's buffer as usual; a sanitized set of another size than
         the originals (synthetic data) cannot share an Arrow table with them, so it is computed
@@ -190,7 +199,7 @@ class SemanticLeakage(evaluate.Metric):
                 alignment = "none"
             report = evaluate_leakage(
                 references, predictions, original_ids=original_ids, sanitized_ids=sanitized_ids, alignment=alignment,
-                judge=self.judge(), llm=self.llm, atomizer=self.atomizer_spec, linker=self.linker_spec, k=self.k,
+                judge=self.judge(), llm=self.llm, atomizer=self.atomizer_spec, linker=self._linker(), k=self.k,
                 aux_strategy=self.aux_strategy, paraphrase_aux=self.paraphrase_aux, seed=self.leakage_seed,
                 lexical_variant=self.lexical_variant, unlinked=self.unlinked, bootstrap=self.bootstrap, progress=self.progress,
             )
