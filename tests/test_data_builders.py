@@ -300,3 +300,12 @@ def test_wildchat_summary_prompt_and_failures():
     replies = iter(["The user is 41 and lives in Bristol.", "   "])
     out = summarize_conversations(ScriptedLM(lambda p, i, s: next(replies)), ["I am 41 and live in Bristol.", "hi"])
     assert out == ["The user is 41 and lives in Bristol.", None]
+
+
+def test_delegated_reader_code_is_part_of_the_hash(cache, monkeypatch):
+    """TAB records come from textleak.data.tab: editing that module must rebuild too."""
+    h_before = data.get_builder("tab", "fixture", cache_dir=cache).hash
+    real_getsource = _builder.inspect.getsource
+    monkeypatch.setattr(_builder.inspect, "getsource",
+                        lambda obj: real_getsource(obj) + ("\n# edited" if obj.__name__ == "textleak.data.tab" else ""))
+    assert data.get_builder("tab", "fixture", cache_dir=cache).hash != h_before

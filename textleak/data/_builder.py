@@ -141,6 +141,8 @@ class TextleakBuilder(datasets.GeneratorBasedBuilder):
     FIXTURES: dict[str, str] = {}
     LOCAL_PATTERNS: dict[str, list[str]] = {}
     HUB_SPLITS: dict[str, str] = {}
+    # modules whose code shapes the records besides the builder's own (part of the cache hash)
+    SOURCE_MODULES: tuple[str, ...] = ()
     # "error": a repeated id is an error naming both rows; "suffix": later rows get "<id>#<k>" (k = 1, 2, ...)
     DUPLICATE_ID_POLICY = "error"
 
@@ -259,10 +261,14 @@ class TextleakBuilder(datasets.GeneratorBasedBuilder):
 def builder_hash(builder_cls: type, input_files: Iterable[str] = ()) -> str:
     """The ``hash=`` a builder is instantiated with: its module source, this module's source, its
     version, textleak's version and the stamps of its input files."""
+    import importlib
+
     sources = []
     for cls in builder_cls.__mro__:
         if cls.__module__.startswith("textleak."):
             sources.append(inspect.getsource(sys.modules[cls.__module__]))
+    for module in getattr(builder_cls, "SOURCE_MODULES", ()):  # readers the builder delegates to
+        sources.append(inspect.getsource(importlib.import_module(module)))
     stamps = sorted(file_stamp(p) for p in input_files if os.path.exists(p))
     return content_hash(sorted(set(sources)), str(builder_cls.VERSION), __version__, stamps)[:16]
 

@@ -34,6 +34,7 @@ class BringYourOwn(TextleakBuilder):
     VERSION = datasets.Version("1.0.0")
     DESCRIPTION = "User-supplied records mapped into the textleak schema."
     BUILDER_CONFIGS = [BYOConfig(name="default", version=VERSION, source="local")]
+    SOURCE_MODULES = ("textleak.io",)
     LOCAL_PATTERNS = {split: [f"{split}.{ext}" for ext in ("jsonl", "json", "csv", "tsv", "parquet")]
                       for split in ("train", "validation", "test")}
 

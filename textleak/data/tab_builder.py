@@ -50,6 +50,7 @@ class TAB(TextleakBuilder):
     ]
     FIXTURES = {"train": tab.FIXTURE_PATH.name, "test": tab.FIXTURE_PATH.name}
     LOCAL_PATTERNS = {split: [f"echr_{name}.json"] for split, name in TAB_SPLITS.items()}
+    SOURCE_MODULES = ("textleak.data.tab",)
 
     def _features(self) -> datasets.Features:
         mention = {k: datasets.Value("string") for k in tab.MENTION_FIELDS}
