@@ -85,6 +85,7 @@ def main() -> None:
     parser.add_argument("--max-targets", type=int, default=200)
     parser.add_argument("--mechanisms", nargs="+", default=list(GRIDS))
     parser.add_argument("--skip-learned", action="store_true", help="only the closed-form attacks and bound")
+    parser.add_argument("--report-only", action="store_true", help="rewrite the .md and .png from the saved .json")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     texts = read_texts(str(DATA), "sentence")
@@ -94,7 +95,7 @@ def main() -> None:
     RESULTS.mkdir(parents=True, exist_ok=True)
     out_json = RESULTS / "dp_asr_sst2.json"
     rows_by_mech = json.loads(out_json.read_text()) if out_json.exists() else {}
-    for mech in args.mechanisms:
+    for mech in [] if args.report_only else args.mechanisms:
         grid, options, learned_eps = GRIDS[mech]
         start = time.perf_counter()
         rows = asr_sweep(private, shadow, mech, grid, emb, CHEAP_ATTACKS, CHEAP_BOUNDS, options,
