@@ -114,3 +114,19 @@ print(is_installed())
 """
     assert _run(code, tmp_path / "hf", tmp_path) == "True"
     assert (tmp_path / "hf" / "modules" / "evaluate_modules" / "metrics" / "evaluate-metric--semantic_leakage").is_dir()
+
+
+def test_docstring_example_runs(monkeypatch):
+    """evaluate's convention: the examples in the inputs description are doctests."""
+    import doctest
+
+    import evaluate
+
+    import textleak.metrics.semantic_leakage as module
+
+    monkeypatch.setattr(evaluate, "load", lambda name, **kw: module.SemanticLeakage(keep_in_memory=True, judge="lexical", **kw))
+    parser = doctest.DocTestParser()
+    test = parser.get_doctest(module._KWARGS_DESCRIPTION, {"evaluate": evaluate}, "semantic_leakage", None, 0)
+    runner = doctest.DocTestRunner()
+    runner.run(test)
+    assert runner.summarize(verbose=False).failed == 0 and len(test.examples) == 3
