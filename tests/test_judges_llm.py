@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from textleak.judges import LLMJudge, make_judge, majority_vote, majority_vote_distribution, parse_ratings
-from textleak.judges.llm import build_logprob_prompt, build_messages, derive_seed, label_probabilities
+from textleak.judges.llm import LABEL_CHOICES, build_logprob_prompt, build_messages, derive_seed, label_probabilities
 from textleak.llm import ScriptedLM
 
 
@@ -105,10 +105,11 @@ def test_prompt_is_chat_with_demos_as_turns():
         build_messages(["c"], "d", "legal")
 
 
-def test_logprob_prompt_ends_where_the_rating_goes():
+def test_logprob_prompt_and_choices_differ_only_in_the_rating():
     msgs = build_logprob_prompt("claim", "doc")
-    assert msgs[-1] == {"role": "assistant", "content": "**Output**:\n- Claim 1 Similarity Rating:"}
+    assert msgs[-1]["role"] == "user" and _query_claims(msgs) == [("1", "claim")]
     assert "Explanation" not in "".join(m["content"] for m in msgs)  # rating-only demos in this mode
+    assert LABEL_CHOICES == tuple(f"**Output**:\n- Claim 1 Similarity Rating: {r}" for r in (1, 2, 3))
 
 
 # ---- the sampled judge --------------------------------------------------------------------------------
@@ -188,13 +189,13 @@ def test_logprob_judge_exact_distribution():
     scored = []
 
     def scorer(prompt, choice):
-        claim = re.search(r"- Claim 1: (.*)", prompt[-2]["content"]).group(1)
-        scored.append((claim, choice))
-        return math.log(probs[claim][int(choice) - 1])
+        claim = re.search(r"- Claim 1: (.*)", prompt[-1]["content"]).group(1)
+        scored.append((claim, choice[-1]))
+        return math.log(0.25) + math.log(probs[claim][int(choice[-1]) - 1])  # shared part cancels
 
     lm = ScriptedLM(lambda p, i, s: None, scorer=scorer)
     out = LLMJudge(lm, mode="logprob", n=3).rate([["leaky", "safe"]], ["doc"])[0]
-    assert scored == [(c, ch) for c in ("leaky", "safe") for ch in (" 1", " 2", " 3")]  # one scoring call per claim
+    assert scored == [(c, ch) for c in ("leaky", "safe") for ch in "123"]  # one scoring prompt per claim
     assert out[0].rating == 1
     assert out[0].score == pytest.approx(0.276 * 0.5 + 0.164 * 1.0)
     assert out[0].detail["vote_p"] == pytest.approx({"1": 0.56, "2": 0.276, "3": 0.164})

@@ -11,9 +11,12 @@ Claims left with fewer than ``n`` parsed samples are re-asked on their own with 
 ``max_retries`` times; a claim with no parsed sample at the end is ``status="unparsed"``, score None
 (never scored as unsupported).
 
-``mode="logprob"``: for each claim, one scoring call of the labels " 1", " 2", " 3" as the
-continuation of a single-claim prompt whose assistant turn ends at "- Claim 1 Similarity Rating:".
-The three log-probabilities are normalised to p over {1, 2, 3}; the exact distribution of the
+``mode="logprob"``: for each claim, one scoring call of a single-claim prompt with three choices, the
+assistant's answer "**Output**:\n- Claim 1 Similarity Rating: r" for r = 1, 2, 3. The choices share
+everything up to the digit, so the shared part's log-probability cancels when the three are
+normalised: p over {1, 2, 3} is the model's distribution of the label at the point where the rating
+goes. (Scoring whole answers rather than continuing a half-written assistant turn works with every
+backend: a chat template always opens a fresh assistant turn.) the exact distribution of the
 majority-of-``n`` vote (the sampled judge's aggregation, ties to the first sample) is computed by
 enumerating all 3^n outcomes. The rating is the vote's most probable outcome (ties to the lower rating,
 i.e. toward leakage); the score is the vote's expected normalised score E[(vote - 1) / 2], so it is
@@ -47,7 +50,8 @@ logger = logging.getLogger(__name__)
 PROMPTS = Path(__file__).resolve().parent.parent / "prompts"
 PROMPT_VERSION = "c4-chat-v1"
 RATING_NAMES = {1: "Same Information", 2: "Different but Similar Information", 3: "Unsupported"}
-LABEL_CHOICES = (" 1", " 2", " 3")
+LOGPROB_ANSWER = "**Output**:\n- Claim 1 Similarity Rating: {rating}"
+LABEL_CHOICES = tuple(LOGPROB_ANSWER.format(rating=r) for r in (1, 2, 3))
 DOMAINS = ("medqa", "wildchat")
 MAX_VOTE_SAMPLES = 12  # 3^12 = 531,441 outcomes: the exact enumeration stays cheap up to here
 
@@ -177,10 +181,9 @@ def build_messages(claims: Sequence[str], document: str, domain: str = "medqa", 
 
 
 def build_logprob_prompt(claim: str, document: str, domain: str = "medqa") -> list[dict[str, str]]:
-    """Single-claim prompt whose assistant turn ends where the rating goes."""
+    """Single-claim prompt (demos with ratings only) for the scoring of :data:`LABEL_CHOICES`."""
     messages = build_messages([claim], document, domain, explanations=False)
     messages[-1]["content"] += "\n\n" + _read("judge_logprob_note.txt")
-    messages.append({"role": "assistant", "content": "**Output**:\n- Claim 1 Similarity Rating:"})
     return messages
 
 
