@@ -1,10 +1,13 @@
-"""Scoring with vs without reuse of the shared prefix's KV cache, on the embedded Gemma 3 270M.
+"""Scoring and generation with vs without reuse of shared-prefix KV caches, on the embedded Gemma 3 270M.
 
-Two workloads, both run both ways on the same loaded model, in one process:
+Three workloads, each run both ways on the same loaded model, in one process:
 
 - ``judge``: many prompts share a long instruction + demonstrations and differ in a short record;
   three rating choices each (the shape of an LLM-judge call).
 - ``choices``: few prompts, several multi-token choices each (the shape of multiple-choice utility).
+- ``judge-generate``: the judge prompts answered by greedy generation (8 new tokens) instead; by
+  default the backend's cost estimate batches different prompts together here, so it is also run
+  with ``prefix_cache="always"`` (one prompt per batch, prefix KV reused) to show why.
 
 Reports wall time, forward passes, tokens fed to the model, and the largest difference between the
 two ways' log-probabilities (they must agree). Writes ``benchmarks/results/llm_prefix_cache.{md,json}``.
@@ -60,13 +63,15 @@ def workloads(n_records: int):
     return {
         "judge": (judge, [" 1", " 2", " 3"]),
         "choices": ([q for q, _ in QUESTIONS], [c for _, c in QUESTIONS]),
+        "judge-generate": (judge[: max(2, n_records // 2)], None),
     }
 
 
-def run(lm: EmbeddedGemma, prompts, choices) -> tuple[list[list[float]], dict]:
+def run(lm: EmbeddedGemma, prompts, choices) -> tuple[list[list], dict]:
+    """Score the choices (or, with ``choices=None``, generate greedily) and count the work."""
     before = lm.forward_stats
     start = time.perf_counter()
-    scores = lm.score(prompts, choices)
+    scores = lm.generate(prompts, max_new_tokens=8) if choices is None else lm.score(prompts, choices)
     seconds = time.perf_counter() - start
     after = lm.forward_stats
     return scores, {
@@ -90,17 +95,26 @@ def main() -> None:
     t0 = time.perf_counter()
     reuse._load()
     load_seconds = time.perf_counter() - t0
-    plain._model, plain._tokenizer = reuse._model, reuse._tokenizer  # one copy of the weights
+    always = EmbeddedGemma(use_cache=False, batch_size=args.batch_size, prefix_cache="always")
+    for other in (plain, always):
+        other._model, other._tokenizer = reuse._model, reuse._tokenizer  # one copy of the weights
 
     rows = []
-    for name, (prompts, choices) in workloads(args.records).items():
-        run(plain, prompts[:1], choices if isinstance(choices[0], str) else choices[:1])  # warm-up
+    jobs = [(name, prompts, choices, reuse) for name, (prompts, choices) in workloads(args.records).items()]
+    jobs.append(("judge-generate, prefix_cache='always'", *workloads(args.records)["judge-generate"], always))
+    for name, prompts, choices, reuse in jobs:
+        warm = None if choices is None else choices if isinstance(choices[0], str) else choices[:1]
+        run(plain, prompts[:1], warm)  # warm-up
         with_scores, with_stats = run(reuse, prompts, choices)
         without_scores, without_stats = run(plain, prompts, choices)
-        diff = max(abs(a - b) for ra, rb in zip(with_scores, without_scores) for a, b in zip(ra, rb))
+        if choices is None:  # generation: count differing outputs instead of a log-prob difference
+            diff = sum(a != b for a, b in zip(with_scores, without_scores))
+            with_scores = without_scores = [[0.0]] * len(prompts)
+        else:
+            diff = max(abs(a - b) for ra, rb in zip(with_scores, without_scores) for a, b in zip(ra, rb))
         rows.append({
             "workload": name, "prompts": len(prompts),
-            "choices_per_prompt": len(choices) if isinstance(choices[0], str) else len(choices[0]),
+            "choices_per_prompt": "generate 8" if choices is None else len(choices) if isinstance(choices[0], str) else len(choices[0]),
             "prompt_tokens_mean": round(sum(len(reuse.encode(p)) for p in prompts) / len(prompts), 1),
             "with_prefix_reuse": with_stats, "without": without_stats,
             "speedup": round(without_stats["seconds"] / max(with_stats["seconds"], 1e-9), 2),
@@ -116,17 +130,17 @@ def main() -> None:
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "llm_prefix_cache.json").write_text(json.dumps({"meta": meta, "rows": rows}, indent=2))
     lines = [
-        "# Scoring with vs without shared-prefix KV reuse (embedded Gemma 3 270M)", "",
+        "# Scoring and generation with vs without shared-prefix KV reuse (embedded Gemma 3 270M)", "",
         f"`python benchmarks/bench_llm_prefix_cache.py --records {args.records} --batch-size {args.batch_size}"
         f"{f' --threads {args.threads}' if args.threads else ''}` — torch threads {meta['torch_threads']}, {meta['machine']}", "",
-        "| workload | prompts × choices | mean prompt tokens | reuse: s / forward tokens | no reuse: s / forward tokens | speed-up | token ratio | max |Δ log-prob| | same ranking |",
+        "| workload | prompts × choices | mean prompt tokens | reuse: s / forward tokens | no reuse: s / forward tokens | speed-up | token ratio | max |Δ log-prob| (generate: # differing outputs) | same ranking |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         w, wo = r["with_prefix_reuse"], r["without"]
         lines.append(f"| {r['workload']} | {r['prompts']} × {r['choices_per_prompt']} | {r['prompt_tokens_mean']} | "
                      f"{w['seconds']} / {w['forward_tokens']} | {wo['seconds']} / {wo['forward_tokens']} | "
-                     f"{r['speedup']}× | {r['token_ratio']}× | {r['max_abs_logprob_diff']:.2e} | {r['same_argmax']} |")
+                     f"{r['speedup']}× | {r['token_ratio']}× | {r['max_abs_logprob_diff']:.2g} | {r['same_argmax']} |")
     (RESULTS / "llm_prefix_cache.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 

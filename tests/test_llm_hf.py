@@ -112,10 +112,27 @@ def test_sampling_depends_on_seed_not_on_batch(tiny_model_dir):
 
 def test_samples_of_one_prompt_share_its_prefill(tiny_model_dir):
     kw = dict(max_new_tokens=6, temperature=1.0, n=4, seed=[3, 4])
-    shared = make_lm(tiny_model_dir, batch_size=8)
+    shared = make_lm(tiny_model_dir, batch_size=8, prefix_cache="always")
     plain = make_lm(tiny_model_dir, batch_size=8, prefix_cache=False)
     assert shared.generate(PROMPTS[2:], **kw) == plain.generate(PROMPTS[2:], **kw)
     assert shared.forward_stats["forward_tokens"] < plain.forward_stats["forward_tokens"]
+
+
+def test_prompts_sharing_a_long_prefix_reuse_its_kv_cache(tiny_model_dir):
+    instruction = "The patient reports headaches, nausea and fatigue over the past week. " * 3
+    prompts = [instruction + f"Record {i}: Bob lives in Boston." for i in range(5)]
+    shared = make_lm(tiny_model_dir, batch_size=8, prefix_cache="always")
+    plain = make_lm(tiny_model_dir, batch_size=8, prefix_cache=False)
+    for kw in (dict(max_new_tokens=5), dict(max_new_tokens=5, temperature=1.0, n=2, seed=[0, 1, 2, 3, 4])):
+        assert shared.generate(prompts, **kw) == plain.generate(prompts, **kw)
+    n_instr = len(shared.tokenizer(instruction)["input_ids"])
+    saved = plain.forward_stats["forward_tokens"] - shared.forward_stats["forward_tokens"]
+    assert saved >= (5 + 10 - 2) * (n_instr - 2)  # the instruction ran twice (once per call), not 15 times
+    # the default plans by cost: for short answers, batching different prompts wins (fewer decode steps)
+    auto = make_lm(tiny_model_dir, batch_size=8)
+    assert not auto._prefix_mode([auto.encode(p) for p in prompts], 1, 5)
+    long_shared = [[2] + [7] * 2000 + [i] for i in range(4)]
+    assert auto._prefix_mode(long_shared, 1, 5)
 
 
 def test_greedy_n_replicates_and_temperature_zero_ignores_seed(tiny_model_dir):

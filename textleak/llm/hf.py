@@ -47,6 +47,7 @@ _WEIGHT_SUFFIXES = (".safetensors", ".bin", ".gguf", ".pt", ".pth")
 _META_FILES = ("config.json", "generation_config.json", "tokenizer.json", "tokenizer_config.json",
                "tokenizer.model", "special_tokens_map.json", "chat_template.jinja", "chat_template.json")
 _MAX_REDRAWS = 64
+_CALL_COST = 64  # a forward pass's fixed cost, in prompt tokens (see TransformersLM._prefix_mode)
 
 
 def plain_chat(messages: Sequence[dict]) -> str:
@@ -92,8 +93,9 @@ class TransformersLM(LanguageModel):
     "float32"/"bfloat16"/"float16"); ``device`` ("cpu", "cuda", ...) or ``device_map`` (accelerate);
     ``batch_size`` (rows per forward pass); ``max_context`` (defaults to the model's
     ``max_position_embeddings``); ``truncation`` ("error" or "left", see module doc); ``chat_template``
-    (a Jinja string overriding the tokenizer's); ``prefix_cache`` (reuse the KV cache of shared prompt
-    prefixes when scoring; on by default); ``trust_remote_code``; ``use_cache`` (the on-disk result
+    (a Jinja string overriding the tokenizer's); ``prefix_cache`` (True: reuse the KV cache of shared
+    prompt prefixes when scoring, and in generation when a cost estimate says it beats batching
+    different prompts together; "always": in generation too; False: never); ``trust_remote_code``; ``use_cache`` (the on-disk result
     cache; on by default). The model loads on the first call that needs it, once.
     """
 
@@ -112,7 +114,7 @@ class TransformersLM(LanguageModel):
         max_context: int | None = None,
         truncation: str = "error",
         chat_template: str | None = None,
-        prefix_cache: bool = True,
+        prefix_cache: bool | str = True,
         trust_remote_code: bool = False,
         use_cache: bool = True,
         model_name: str | None = None,
@@ -137,7 +139,9 @@ class TransformersLM(LanguageModel):
         self.max_context = max_context
         self.truncation = truncation
         self.chat_template = chat_template
-        self.prefix_cache = bool(prefix_cache)
+        if prefix_cache not in (True, False, "always"):
+            raise ValueError(f"prefix_cache must be True, False or 'always', got {prefix_cache!r}")
+        self.prefix_cache = prefix_cache
         self.trust_remote_code = trust_remote_code
         self.model_name = model_name or (f"{source}::{gguf_file}" if gguf_file else source)
         self.cache = DiskCache("llm", enabled=use_cache)
@@ -344,21 +348,39 @@ class TransformersLM(LanguageModel):
                    for i, p in enumerate(prompts)]
         samples = 1 if params.greedy else params.n
         rows = [(i, j) for i in range(len(prompts)) for j in range(samples)]
-        order = sorted(range(len(rows)), key=lambda r: (len(encoded[rows[r][0]]), rows[r]))
         results: dict[tuple[int, int], str | None] = {}
-        if samples > 1 and self.prefix_cache:
-            # the n samples of a prompt form their own batches, so its prompt is computed once
-            batches = []
-            for i in sorted(range(len(prompts)), key=lambda i: len(encoded[i])):
-                mine = [r for r in range(i * samples, (i + 1) * samples)]
-                batches += [mine[k:k + self.batch_size] for k in range(0, len(mine), self.batch_size)]
+        by_prompt = self._prefix_mode(encoded, samples, params.max_new_tokens)
+        if by_prompt:
+            # one prompt per batch (its samples): its KV cache is computed once, by extending the
+            # cached prefix it shares with its neighbours (e.g. a judge's instruction and demos)
+            prompt_order = sorted(range(len(prompts)), key=lambda i: encoded[i])
+            batches, heads = [], []
+            for i in prompt_order:
+                mine = list(range(i * samples, (i + 1) * samples))
+                for k in range(0, len(mine), self.batch_size):
+                    batches.append(mine[k:k + self.batch_size])
+                    heads.append(encoded[i][:-1])
         else:
+            order = sorted(range(len(rows)), key=lambda r: (len(encoded[rows[r][0]]), rows[r]))
             batches = [order[k:k + self.batch_size] for k in range(0, len(order), self.batch_size)]
-        for batch in tqdm(batches, desc=f"generate {self.model_name}", disable=len(batches) < 4, leave=False):
+            heads = [[] for _ in batches]
+        memo: dict[tuple, tuple] = {}
+        device = self._device()
+        for b, batch in enumerate(tqdm(batches, desc=f"generate {self.model_name}", disable=len(batches) < 4, leave=False)):
+            state = None
+            if heads[b]:
+                import torch
+
+                with torch.inference_mode():
+                    shared = max((_common_prefix_len(heads[b], heads[o]) for o in (b - 1, b + 1) if 0 <= o < len(batches)), default=0)
+                    if 8 <= shared < len(heads[b]):
+                        self._prefix_state(tuple(heads[b][:shared]), memo, device)
+                    state = self._prefix_state(tuple(heads[b]), memo, device)
             texts = self._generate_batch(
                 [encoded[rows[r][0]] for r in batch],
                 [sample_seed(seeds[rows[r][0]], rows[r][1]) for r in batch],
                 params,
+                state,
             )
             for r, text in zip(batch, texts):
                 results[rows[r]] = text
@@ -366,7 +388,28 @@ class TransformersLM(LanguageModel):
             return [[results[(i, 0)]] * params.n for i in range(len(prompts))]
         return [[results[(i, j)] for j in range(params.n)] for i in range(len(prompts))]
 
-    def _generate_batch(self, id_lists: list[list[int]], row_seeds: list[int], params: GenerationParams) -> list[str | None]:
+    def _prefix_mode(self, encoded: list[list[int]], samples: int, new_tokens: int) -> bool:
+        """Whether to batch by prompt and reuse prefix KV caches rather than left-pad different prompts
+        into shared batches. Prefix reuse saves prompt tokens; shared batches save decoding steps (each
+        a forward pass whose fixed cost, mostly reading the weights, is counted as ``_CALL_COST``
+        tokens). The cheaper plan by that estimate wins."""
+        if not self.prefix_cache or (len(encoded) < 2 and samples < 2):
+            return False
+        if self.prefix_cache == "always":
+            return True
+        rows = sorted(len(ids) for ids in encoded for _ in range(samples))
+        batched = 0
+        for k in range(0, len(rows), self.batch_size):
+            chunk = rows[k:k + self.batch_size]
+            batched += len(chunk) * max(chunk) + _CALL_COST + new_tokens * (_CALL_COST + len(chunk))
+        ordered = sorted(encoded)
+        unique = len(ordered[0]) + sum(len(b) - _common_prefix_len(a, b) for a, b in zip(ordered, ordered[1:]))
+        per_prompt_batches = len(encoded) * -(-samples // self.batch_size)
+        by_prompt = unique + per_prompt_batches * (2 * _CALL_COST + new_tokens * (_CALL_COST + min(samples, self.batch_size)))
+        return by_prompt < batched
+
+    def _generate_batch(self, id_lists: list[list[int]], row_seeds: list[int], params: GenerationParams,
+                        prefix_state=None) -> list[str | None]:
         import torch
         from transformers import GenerationConfig, LogitsProcessorList, StoppingCriteriaList
 
@@ -394,16 +437,11 @@ class TransformersLM(LanguageModel):
         extra: dict[str, Any] = {}
         prefill_rows = len(id_lists)
         with torch.inference_mode():
-            if self.prefix_cache and len(id_lists) > 1 and width > 1 and all(ids == id_lists[0] for ids in id_lists):
-                # identical rows (samples of one prompt): run the prompt once, share its KV cache
-                from transformers import DynamicCache
-
-                cache = DynamicCache(config=self.model.config)
-                self.model(input_ids=input_ids[:1, :-1], attention_mask=attention[:1, :-1], past_key_values=cache, use_cache=True, logits_to_keep=1)
-                cache.batch_repeat_interleave(len(id_lists))
+            if prefix_state is not None:  # identical rows whose prompt (but its last token) is cached
+                cache = copy.deepcopy(prefix_state[0])
+                if len(id_lists) > 1:
+                    cache.batch_repeat_interleave(len(id_lists))
                 extra["past_key_values"] = cache
-                self._stats["forward_calls"] += 1
-                self._stats["forward_tokens"] += width - 1
                 prefill_rows = 0
             out = self.model.generate(
                 input_ids=input_ids, attention_mask=attention, generation_config=config,
