@@ -1,8 +1,13 @@
 """DP-SGD through opacus: Poisson sampling, per-record clipping, noise calibrated to a target epsilon.
 
 Follows Yue et al. (2023) / microsoft dp-transformers: delta defaults to 1/N (seed 000 does not
-state its delta, so this default is ours, taken from dp-transformers), the PRV accountant by default
-(``"rdp"`` and ``"gdp"`` are options), flat clipping at ``max_grad_norm=1.0``.
+state its delta, so this default is ours, taken from dp-transformers), flat clipping at
+``max_grad_norm=1.0``. The accountant defaults to RDP, not dp-transformers' PRV: opacus 1.6's PRV
+accountant overflows at large epsilon (at the target 1024 it returned 709.8 = log of the largest
+double for a noise level whose true epsilon is far higher, a silent under-report), and each PRV
+call costs about a second on a CPU. RDP's epsilon is an upper bound everywhere and cheap.
+``accountant="prv"`` (tighter) is accepted for targets up to 100, and a PRV result at the overflow
+limit is an error, never a number.
 
 The calibration is done here rather than by ``make_private_with_epsilon`` so the sampling rate is
 exactly q = batch_size / N and the step count is the one the loop will run: opacus derives its own
@@ -20,6 +25,7 @@ from __future__ import annotations
 
 import logging
 import math
+import warnings
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -27,7 +33,9 @@ import torch
 
 logger = logging.getLogger(__name__)
 
-ACCOUNTANTS = ("prv", "rdp", "gdp")
+ACCOUNTANTS = ("rdp", "prv", "gdp")
+PRV_MAX_EPSILON = 100.0
+_PRV_OVERFLOW = 700.0  # log(largest double) is 709.78: PRV answers near it are overflow, not epsilons
 # The opacus internals used here (DPOptimizer.grad_samples / p.grad_sample for empty Poisson
 # batches, attach_step_hook, DPDataLoader arguments) are those of opacus 1.5 and 1.6.
 SUPPORTED_OPACUS = ((1, 5), (1, 7))
@@ -51,19 +59,27 @@ def check_opacus_version() -> str:
 class DPConfig:
     """Differential-privacy settings. ``delta=None`` means 1/N (N = number of training records)."""
 
-    epsilon: float
+    epsilon: float | None
     delta: float | None = None
     max_grad_norm: float = 1.0
-    accountant: str = "prv"
+    accountant: str = "rdp"
     secure_mode: bool = False
+    noise_multiplier: float | None = None  # set instead of epsilon: fixed noise, epsilon reported after
 
     def __post_init__(self) -> None:
-        if not (self.epsilon > 0 and math.isfinite(self.epsilon)):
+        if (self.epsilon is None) == (self.noise_multiplier is None):
+            raise ValueError("give exactly one of epsilon (noise calibrated to it) and noise_multiplier")
+        if self.epsilon is not None and not (self.epsilon > 0 and math.isfinite(self.epsilon)):
             raise ValueError(f"epsilon must be a positive finite number (use no DPConfig for epsilon = infinity), got {self.epsilon}")
+        if self.noise_multiplier is not None and not self.noise_multiplier > 0:
+            raise ValueError(f"noise_multiplier must be positive, got {self.noise_multiplier}")
         if self.delta is not None and not (0 < self.delta < 1):
             raise ValueError(f"delta must be in (0, 1), got {self.delta}")
         if self.accountant not in ACCOUNTANTS:
             raise ValueError(f"accountant must be one of {ACCOUNTANTS}, got {self.accountant!r}")
+        if self.accountant == "prv" and self.epsilon is not None and self.epsilon > PRV_MAX_EPSILON:
+            raise ValueError(f"the PRV accountant is numerically unreliable above epsilon {PRV_MAX_EPSILON} in opacus "
+                             f"(it overflows); use accountant='rdp' for epsilon {self.epsilon}")
         if self.max_grad_norm <= 0:
             raise ValueError(f"max_grad_norm must be positive, got {self.max_grad_norm}")
 
@@ -74,7 +90,7 @@ class PrivacyReport:
 
     accountant: str
     epsilon: float                 # the accountant's epsilon for the steps taken, at ``delta``
-    target_epsilon: float
+    target_epsilon: float | None   # None when the noise multiplier was fixed instead
     delta: float
     delta_source: str              # "1/N (default)" or "user"
     noise_multiplier: float
@@ -94,22 +110,55 @@ class PrivacyReport:
 
 
 def noise_multiplier_for(target_epsilon: float, delta: float, sample_rate: float, steps: int,
-                         accountant: str = "prv", epsilon_tolerance: float = 0.01) -> float:
-    """The smallest noise multiplier (to ``epsilon_tolerance``) whose accountant epsilon after
-    ``steps`` Poisson-sampled steps at ``sample_rate`` is at most ``target_epsilon``."""
-    from opacus.accountants.utils import get_noise_multiplier
+                         accountant: str = "rdp", rel_tolerance: float = 0.005) -> float:
+    """The noise multiplier whose accountant epsilon after ``steps`` Poisson-sampled steps at
+    ``sample_rate`` lies in ``[target * (1 - rel_tolerance), target]``.
 
-    return float(get_noise_multiplier(target_epsilon=target_epsilon, target_delta=delta, sample_rate=sample_rate,
-                                      steps=steps, accountant=accountant, epsilon_tolerance=epsilon_tolerance))
+    A bisection on log(sigma) with a relative stopping rule: opacus's ``get_noise_multiplier`` stops
+    at an absolute 0.01, which costs many more accountant calls at large epsilon (each PRV call
+    takes about a second on a CPU). Results are cached on disk (``dp_noise``), so a sweep or a
+    rerun calibrates each setting once.
+    """
+    from textleak.cache import DiskCache, content_hash
+
+    key = content_hash("noise_multiplier", 1, target_epsilon, delta, sample_rate, steps, accountant, rel_tolerance)
+    cache = DiskCache("dp_noise")
+    found = cache.get(key)
+    if found is not None:
+        return float(found)
+    low, high = 0.0, 1.0
+    eps_high = epsilon_for(high, delta, sample_rate, steps, accountant)
+    while eps_high > target_epsilon:  # find a sigma that meets the target
+        low, high = high, high * 2
+        if high > 1e6:
+            raise ValueError(f"epsilon {target_epsilon} at delta {delta} is out of reach for q={sample_rate}, {steps} steps")
+        eps_high = epsilon_for(high, delta, sample_rate, steps, accountant)
+    for _ in range(60):
+        if eps_high >= target_epsilon * (1 - rel_tolerance):
+            break
+        mid = (low + high) / 2 if low == 0.0 else math.sqrt(low * high)
+        eps_mid = epsilon_for(mid, delta, sample_rate, steps, accountant)
+        if eps_mid <= target_epsilon:
+            high, eps_high = mid, eps_mid
+        else:
+            low = mid
+    cache.set(key, high)
+    return float(high)
 
 
-def epsilon_for(noise_multiplier: float, delta: float, sample_rate: float, steps: int, accountant: str = "prv") -> float:
+def epsilon_for(noise_multiplier: float, delta: float, sample_rate: float, steps: int, accountant: str = "rdp") -> float:
     """The accountant's epsilon for a noise multiplier, sampling rate and step count."""
     from opacus.accountants import create_accountant
 
     acc = create_accountant(mechanism=accountant)
     acc.history = [(noise_multiplier, sample_rate, steps)]
-    return float(acc.get_epsilon(delta=delta))
+    with warnings.catch_warnings():  # RDP's "optimal order is the largest alpha"; PRV's overflows (checked below)
+        warnings.simplefilter("ignore", UserWarning)
+        warnings.simplefilter("ignore", RuntimeWarning)
+        epsilon = float(acc.get_epsilon(delta=delta))
+    if accountant == "prv" and not epsilon < _PRV_OVERFLOW:
+        raise FloatingPointError(f"the PRV accountant overflowed (epsilon {epsilon}) at noise {noise_multiplier}; use 'rdp'")
+    return epsilon
 
 
 class DPTrainingSession:
@@ -138,9 +187,12 @@ class DPTrainingSession:
         self.distributed = distributed
         self.rank = rank
         self.opacus_version = check_opacus_version()
-        self.noise_multiplier = noise_multiplier_for(config.epsilon, self.delta, self.sample_rate, steps, config.accountant)
+        if config.noise_multiplier is not None:
+            self.noise_multiplier = float(config.noise_multiplier)
+        else:
+            self.noise_multiplier = noise_multiplier_for(config.epsilon, self.delta, self.sample_rate, steps, config.accountant)
         self.engine = None
-        logger.info("DP-SGD: target epsilon %.3g, delta %.3g, q %.4f, %d steps -> noise multiplier %.4f (%s)",
+        logger.info("DP-SGD: target epsilon %s, delta %.3g, q %.4f, %d steps -> noise multiplier %.4f (%s)",
                     config.epsilon, self.delta, self.sample_rate, steps, self.noise_multiplier, config.accountant)
 
     def make_private(self, model, optimizer, dataset, collate_fn):
@@ -236,7 +288,11 @@ class DPTrainingSession:
         history_steps = sum(s for _, _, s in self.engine.accountant.history)
         if history_steps != steps_taken:
             raise RuntimeError(f"the accountant recorded {history_steps} steps but {steps_taken} were taken")
-        epsilon = float(self.engine.accountant.get_epsilon(delta=self.delta))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            epsilon = float(self.engine.accountant.get_epsilon(delta=self.delta))
+        if self.config.accountant == "prv" and not epsilon < _PRV_OVERFLOW:
+            raise FloatingPointError(f"the PRV accountant overflowed (epsilon {epsilon}); use accountant='rdp'")
         notes = []
         if self.config.delta is None:
             notes.append("delta = 1/N, the dp-transformers default; seed 000 does not state its delta")

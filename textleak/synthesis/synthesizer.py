@@ -64,7 +64,8 @@ class SyntheticData:
         learning_rate: default 3e-4 with LoRA (dp-transformers' LoRA advice), else 5e-5 without DP
             and 1e-4 with DP (Yue et al.'s recipes).
         batch_size: records per step (expected records per step under Poisson sampling).
-        accountant: ``"prv"`` (default, as dp-transformers) or ``"rdp"`` / ``"gdp"``.
+        accountant: ``"rdp"`` (default; opacus's PRV, dp-transformers' choice, overflows at large
+            epsilon, see :mod:`textleak.synthesis.dp`), ``"prv"`` (epsilon <= 100) or ``"gdp"``.
         max_new_tokens, temperature, top_p, top_k: sampling; defaults follow the release (T=1,
             top-k 50) with a cap on new tokens.
         seed: training seed and the default generation seed.
@@ -77,7 +78,7 @@ class SyntheticData:
                  epsilon: float | None = None, delta: float | None = None, epochs: float = 3.0,
                  max_steps: int | None = None, lora_r: int | None = 8, lora_alpha: int | None = None,
                  lora_target_modules: Sequence[str] | None = None, learning_rate: float | None = None,
-                 batch_size: int = 8, max_length: int = 256, max_grad_norm: float = 1.0, accountant: str = "prv",
+                 batch_size: int = 8, max_length: int = 256, max_grad_norm: float = 1.0, accountant: str = "rdp",
                  text_field: str = "text", max_new_tokens: int = 256, temperature: float = 1.0, top_p: float = 1.0,
                  top_k: int = 50, generation_batch_size: int = 8, seed: int = 0, tokenizer: Any = None,
                  secure_mode: bool = False):

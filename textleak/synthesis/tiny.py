@@ -34,7 +34,8 @@ def tiny_causal_lm(architecture: str = "gpt2", seed: int = 0, hidden: int = 32, 
     ids = dict(vocab_size=len(tokenizer), bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id,
                pad_token_id=tokenizer.pad_token_id)
     if architecture == "gpt2":
-        config = GPT2Config(n_layer=layers, n_embd=hidden, n_head=2, n_positions=max_positions, **ids)
+        config = GPT2Config(n_layer=layers, n_embd=hidden, n_head=2, n_positions=max_positions, resid_pdrop=0.0,
+                            embd_pdrop=0.0, attn_pdrop=0.0, **ids)
     elif architecture == "llama":
         config = LlamaConfig(num_hidden_layers=layers, hidden_size=hidden, intermediate_size=2 * hidden,
                              num_attention_heads=2, num_key_value_heads=2, max_position_embeddings=max_positions, **ids)
