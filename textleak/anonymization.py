@@ -348,6 +348,15 @@ def presidio_span_detector(engine: Any) -> Callable[[list[str]], list[list[tuple
     return detect
 
 
+def _trim_punctuation(sentence: str, start: int, end: int) -> tuple[int, int]:
+    """Word-level labels cover punctuation glued to a word ("Leeds."): keep it out of the span."""
+    while end > start and (sentence[end - 1] in ".,;:!?)]\"'" or sentence[end - 1].isspace()):
+        end -= 1
+    while start < end and (sentence[start] in "([\"'" or sentence[start].isspace()):
+        start += 1
+    return start, end
+
+
 def hf_span_detector(model_id: str, aggregation_strategy: str = "first", device: int | str | None = None,
                      batch_size: int = 8) -> Callable[[list[str]], list[list[tuple[int, int, str]]]]:
     """Any Hugging Face token-classification model (e.g. Dou et al.'s
@@ -360,12 +369,14 @@ def hf_span_detector(model_id: str, aggregation_strategy: str = "first", device:
 
     def detect(sentences: list[str]) -> list[list[tuple[int, int, str]]]:
         out = []
-        for ents in pipe(sentences, batch_size=batch_size):
+        for sentence, ents in zip(sentences, pipe(sentences, batch_size=batch_size)):
             spans = []
             for ent in ents:
                 label = re.sub(r"^[BIES]-", "", str(ent.get("entity_group") or ent.get("entity", "")))
                 if label and label != "O" and ent.get("start") is not None:
-                    spans.append((int(ent["start"]), int(ent["end"]), label))
+                    start, end = _trim_punctuation(sentence, int(ent["start"]), int(ent["end"]))
+                    if end > start:
+                        spans.append((start, end, label))
             out.append(spans)
         return out
 
