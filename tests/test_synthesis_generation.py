@@ -23,8 +23,8 @@ def _one_thread():
 
 
 RECORDS = [
-    {"id": "a", "text": "apple apple apple", "question": "Which fruit?", "answer": "A"},
-    {"id": "b", "text": "banana banana", "question": "Which fruit?", "answer": "B"},
+    {"id": "a", "text": "apple apple apple", "question": "Which fruit?", "answer": "red"},
+    {"id": "b", "text": "banana banana", "question": "Which fruit?", "answer": "yellow"},
 ]
 
 
@@ -36,7 +36,7 @@ def memorised():
 
     code = resolve_control_code("paper")
     examples = [encode_example(tok, code.render(r), r["text"], 96) for r in RECORDS]
-    result = train_causal_lm(model, tok, examples, TrainingConfig(max_steps=150, batch_size=2, learning_rate=1e-2, seed=0))
+    result = train_causal_lm(model, tok, examples, TrainingConfig(max_steps=200, batch_size=2, learning_rate=3e-3, seed=0))
     return result.model, tok, [code.render(r) for r in RECORDS]
 
 
@@ -95,7 +95,7 @@ def test_synthetic_data_end_to_end_with_dp_metadata_and_stable_hash(tmp_path):
         synth.privacy_report()
     ds = synth.fit(records).generate(num_records=10, seed=0)
     assert len(ds) == 10 and ds["source_index"] == [i % 8 for i in range(10)]
-    assert ds["control_code"][1] == "Question: Which fruit? | Answer: B\n"
+    assert ds["control_code"][1] == "Question: Which fruit? | Answer: yellow\n"
     meta = read_metadata(ds)
     report = synth.privacy_report()
     assert report["dp"] is True and meta["privacy"] == report
@@ -152,15 +152,11 @@ def test_leakage_callback_runs_the_semantic_pipeline_with_entities():
     """Real pipeline (rule atomizer, embedding judge, BM25): a model that copies the records leaks."""
     from textleak.synthesis.callback import LeakageCallback
 
-    class Copier:
-        pass
-
     records = [{"id": "1", "text": "The patient is a 45-year-old man. He has diabetes. He smokes daily. He works as a pilot.",
                 "answer": "x"},
                {"id": "2", "text": "The patient is a 30-year-old woman. She has asthma. She runs marathons. She lives in Oslo.",
                 "answer": "y"}]
-    callback = LeakageCallback(records, control_code="none", num_records=2, entities=["Oslo", "pilot"],
-                               leakage_options={"judge": "lexical"} if False else None)
+    callback = LeakageCallback(records, control_code="none", num_records=2, entities=["Oslo", "pilot"])
     import textleak.synthesis.callback as cb
 
     original = cb.generate_records

@@ -131,8 +131,10 @@ class SyntheticData:
                 "version": self.VERSION, "textleak": __version__}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__(**{k: v for k, v in state["config"].items()
-                         if not (isinstance(v, str) and v.startswith("<"))})
+        """The configuration only (a model object comes back as its description string, which
+        identifies it for hashing but cannot be loaded: pass the object again to fit)."""
+        self.__init__()
+        self.__dict__.update(state["config"])
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in self.get_config().items())})"
