@@ -14,7 +14,8 @@ embedded Gemma 3 270M (a base model). Scale: a handful of generations per row, s
 few training epochs, so the numbers show the shape of the table and the code paths working end to
 end, not the paper's values (1,014 documents, Sheared-LLaMA 1.3B, 400-token outputs).
 
-    python benchmarks/controlled_table.py --records 6 --max-new-tokens 64
+    python benchmarks/controlled_table.py                      # all rows, CPU scale
+    python benchmarks/controlled_table.py --rows icl icl_blocking   # some rows (saved per row; --render-only assembles)
 """
 
 from __future__ import annotations
@@ -105,7 +106,8 @@ def render(results: list[dict], args) -> str:
         "# Seed 004 table 1 at CPU scale (fictional TAB fixture, embedded Gemma 3 270M)",
         "",
         f"Command: `python benchmarks/controlled_table.py --records {args.records} --max-new-tokens {args.max_new_tokens} "
-        f"--epochs {args.epochs} --prefix-lr {args.prefix_lr} --seed {args.seed}`",
+        f"--epochs {args.epochs} --prefix-lr {args.prefix_lr} --max-length {args.max_length} --seed {args.seed}"
+        f"{' --tag ' + args.tag if args.tag else ''}` (rows are saved one by one; `--render-only` assembles them)",
         "",
         f"{len(train_ids(args))} training documents (DIRECT identifiers), {args.records} generations per row, "
         f"T=0.7, top-p 0.9, at most {args.max_new_tokens} new tokens. ICL rows: ICL setting (each generation vs its "
@@ -140,35 +142,43 @@ def train_ids(args) -> list[str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--records", type=int, default=6)
-    parser.add_argument("--max-new-tokens", type=int, default=64)
-    parser.add_argument("--epochs", type=int, default=3)
+    parser.add_argument("--records", type=int, default=4, help="generations per row")
+    parser.add_argument("--max-new-tokens", type=int, default=40)
+    parser.add_argument("--epochs", type=int, default=2, help="prefix and DP training epochs (paper: 3)")
     parser.add_argument("--prefix-lr", type=float, default=1e-3, help="5e-5 in the paper (1,014 documents); higher at CPU scale")
-    parser.add_argument("--max-length", type=int, default=320)
+    parser.add_argument("--max-length", type=int, default=192, help="training tokens per record (fixture records are <= 146 + code)")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--rows", nargs="*", default=list(ROWS), choices=ROWS)
+    parser.add_argument("--rows", nargs="*", default=list(ROWS), choices=ROWS,
+                        help="rows to compute now (each is saved on its own, so rows can run in separate processes)")
+    parser.add_argument("--render-only", action="store_true", help="only assemble the table from saved rows")
+    parser.add_argument("--tag", default="", help="suffix of the result files, to keep a second configuration apart")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     train = tab_records(split="train")
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    partial = RESULTS / "controlled_table_rows.json"
-    done = {r["row"]: r for r in json.loads(partial.read_text())} if partial.exists() else {}
-    key = {k: v for k, v in vars(args).items() if k != "rows"}
-    done = {k: v for k, v in done.items() if v.get("args") == key}  # rows of another configuration are redone
-    for row in args.rows:
-        if row in done:
+    suffix = f"_{args.tag}" if args.tag else ""
+    row_dir = RESULTS / f"controlled_table_rows{suffix}"
+    row_dir.mkdir(parents=True, exist_ok=True)
+    key = {k: v for k, v in vars(args).items() if k not in ("rows", "render_only", "tag")}
+    for row in [] if args.render_only else args.rows:
+        path = row_dir / f"{row}.json"
+        if path.exists() and json.loads(path.read_text()).get("args") == key:
             logger.info("%s: already done", row)
             continue
         start = time.perf_counter()
         result = run_row(row, train, args)
         result["seconds"] = time.perf_counter() - start
         result["args"] = key
-        done[row] = result
-        partial.write_text(json.dumps(list(done.values()), indent=1, default=str, ensure_ascii=False))
+        path.write_text(json.dumps(result, indent=1, default=str, ensure_ascii=False))
         logger.info("%s: pipp %.3f elp %s in %.0f s", row, result["pipp"], result["elp"], result["seconds"])
-    results = [done[r] for r in ROWS if r in done]
-    (RESULTS / "controlled_table.json").write_text(json.dumps(results, indent=1, default=str, ensure_ascii=False))
-    (RESULTS / "controlled_table.md").write_text(render(results, args), encoding="utf-8")
+    results = []
+    for row in ROWS:
+        path = row_dir / f"{row}.json"
+        if path.exists():
+            saved = json.loads(path.read_text())
+            if saved.get("args") == key:
+                results.append(saved)
+    (RESULTS / f"controlled_table{suffix}.json").write_text(json.dumps(results, indent=1, default=str, ensure_ascii=False))
+    (RESULTS / f"controlled_table{suffix}.md").write_text(render(results, args), encoding="utf-8")
     print(render(results, args))
 
 
