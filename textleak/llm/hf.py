@@ -619,13 +619,17 @@ class _PhraseGuard:
         self.tokenizer = tokenizer
         self.phrases = sorted({p.casefold() for p in phrases if p and p.strip()})
         self.prompt_width = prompt_width
+        # a new match must end in the newest token, so decoding a tail this long suffices (a token
+        # is at least a quarter of a character, even with byte fallback); the final full-text check
+        # still backs this up
+        self.window = 4 * max((len(p) for p in self.phrases), default=0) + 16
 
     def first_match(self, text: str) -> str | None:
         folded = text.casefold()
         return next((p for p in self.phrases if p in folded), None)
 
     def allows(self, generated: list[int], candidate: int) -> bool:
-        text = self.tokenizer.decode(generated + [candidate], skip_special_tokens=True)
+        text = self.tokenizer.decode(generated[-self.window:] + [candidate], skip_special_tokens=True)
         return self.first_match(text) is None
 
 
@@ -691,12 +695,14 @@ class _StopOnStrings(_StoppingCriteriaBase):
         self.tokenizer = tokenizer
         self.stops = [s for s in stops if s]
         self.prompt_width = prompt_width
+        self.window = 4 * max((len(s) for s in self.stops), default=0) + 16  # see _PhraseGuard.window
 
     def __call__(self, input_ids, scores, **kwargs):
         import torch
 
         done = []
-        for row in input_ids[:, self.prompt_width:].tolist():
+        start = max(self.prompt_width, input_ids.shape[1] - self.window)
+        for row in input_ids[:, start:].tolist():
             text = self.tokenizer.decode(row, skip_special_tokens=True)
             done.append(any(s in text for s in self.stops))
         return torch.tensor(done, dtype=torch.bool, device=input_ids.device)
