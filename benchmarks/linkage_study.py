@@ -120,6 +120,7 @@ def run_table(dataset: str, data: dict[str, Any], sanitizers: list[str], limit: 
                      "failed": failed, "seconds": round(seconds, 2), "paper": PAPER.get(dataset, {}).get(name)})
         logger.info("%s %s: %s (failed %d/%d, %.1fs)", dataset, name, rates, failed, len(texts), seconds)
     return {"dataset": dataset, "source": data["source"], "records": len(texts), "empty_originals_left_out": empty,
+            "distinct_records": len(set(texts)),
             "mean_claims": sum(map(len, claims)) / len(claims), "rows": rows}
 
 
@@ -138,6 +139,9 @@ def to_markdown(tables: list[dict[str, Any]], meta: dict[str, Any]) -> str:
     ]
     for t in tables:
         left_out = f"; {t['empty_originals_left_out']} empty original(s) left out" if t["empty_originals_left_out"] else ""
+        if t["distinct_records"] < t["records"]:
+            left_out += (f"; only {t['distinct_records']} distinct texts, so no linker can exceed "
+                         f"{t['distinct_records'] / t['records']:.2f}")
         lines += [f"## {t['dataset']}: {t['records']} records ({t['source']}{left_out}), {t['mean_claims']:.1f} claims per record",
                   "", "| method | first three | random three | last three | failed | seconds | paper (first / random / last) |",
                   "|---|---:|---:|---:|---:|---:|---|"]
