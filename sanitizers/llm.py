@@ -21,6 +21,12 @@ from textleak.sanitization import SanitizeResult, Sanitizer, screen_text
 logger = logging.getLogger(__name__)
 
 
+def _check_hash_parsing(value: str) -> str:
+    if value not in anon.HASH_PARSING:
+        raise ValueError(f"hash_parsing must be one of {anon.HASH_PARSING}, got {value!r}")
+    return value
+
+
 class _LLMSanitizer(Sanitizer):
     """Shared plumbing: lazy model, input screening, per-record seeds."""
 
@@ -62,7 +68,9 @@ class LLMAnonymizer(_LLMSanitizer):
 
     ``on_missing_hash``: ``"fail"`` (default; status ``missing_hash``, no text), ``"empty"`` (seed
     000's released code: ""), ``"whole"`` (Staab's code: the whole answer); the last two keep the
-    ``missing_hash`` status so they are never silent.
+    ``missing_hash`` status so they are never silent. ``hash_parsing``: ``"line"`` (default: the
+    ``#`` must start a line, so an echoed instruction is not taken for output) or ``"anywhere"``
+    (seed 000's released code: after the first ``#``).
     """
 
     name = "llm_anonymizer"
@@ -70,9 +78,10 @@ class LLMAnonymizer(_LLMSanitizer):
 
     def __init__(self, llm: "str | LanguageModel" = "embedded", domain: str = "medqa", rounds: int = 3,
                  temperature: float = 0.1, max_new_tokens: int = 1024, inference_max_new_tokens: int = 768,
-                 on_missing_hash: str = "fail", max_chars: int | None = 32_000,
+                 on_missing_hash: str = "fail", hash_parsing: str = "line", max_chars: int | None = 32_000,
                  output_column: str = "sanitized", status_column: str = "sanitize_status", seed: int = 0):
         super().__init__(llm, domain, temperature, max_new_tokens, max_chars, output_column, status_column, seed)
+        self.hash_parsing = _check_hash_parsing(hash_parsing)
         if int(rounds) < 1:
             raise ValueError("rounds must be >= 1")
         if on_missing_hash not in anon.MISSING_HASH_POLICIES:
@@ -85,7 +94,7 @@ class LLMAnonymizer(_LLMSanitizer):
         out = anon.iterative_anonymize(
             self.lm, texts, seeds, domain=self.domain, rounds=self.rounds, temperature=self.temperature,
             max_new_tokens=self.max_new_tokens, inference_max_new_tokens=self.inference_max_new_tokens,
-            on_missing_hash=self.on_missing_hash,
+            on_missing_hash=self.on_missing_hash, hash_anywhere=self.hash_parsing == "anywhere",
         )
         return [res for res, _inferences in out]
 
@@ -97,9 +106,11 @@ class SanitizeParaphrase(_LLMSanitizer):
     VERSION = "1"
 
     def __init__(self, llm: "str | LanguageModel" = "embedded", domain: str = "medqa", temperature: float = 0.1,
-                 max_new_tokens: int = 1024, on_missing_hash: str = "fail", max_chars: int | None = 32_000,
-                 output_column: str = "sanitized", status_column: str = "sanitize_status", seed: int = 0):
+                 max_new_tokens: int = 1024, on_missing_hash: str = "fail", hash_parsing: str = "line",
+                 max_chars: int | None = 32_000, output_column: str = "sanitized",
+                 status_column: str = "sanitize_status", seed: int = 0):
         super().__init__(llm, domain, temperature, max_new_tokens, max_chars, output_column, status_column, seed)
+        self.hash_parsing = _check_hash_parsing(hash_parsing)
         if on_missing_hash not in anon.MISSING_HASH_POLICIES:
             raise ValueError(f"on_missing_hash must be one of {anon.MISSING_HASH_POLICIES}")
         self.on_missing_hash = on_missing_hash
@@ -108,6 +119,7 @@ class SanitizeParaphrase(_LLMSanitizer):
         return anon.sanitize_and_paraphrase(
             self.lm, texts, seeds, domain=self.domain, temperature=self.temperature,
             max_new_tokens=self.max_new_tokens, on_missing_hash=self.on_missing_hash,
+            hash_anywhere=self.hash_parsing == "anywhere",
         )
 
 

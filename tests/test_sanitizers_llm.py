@@ -45,6 +45,18 @@ def test_parse_after_hash(answer, expected):
     assert anon.parse_after_hash(answer) == expected
 
 
+def test_hash_inside_a_line_is_not_a_marker_unless_asked():
+    echo = "Record: a nurse. In a new line write a single # and then return the anonymized text."
+    assert anon.parse_after_hash(echo) is None
+    assert anon.resolve_hash_answer(echo).status == "missing_hash"
+    assert anon.parse_after_hash(echo, anywhere=True) == "and then return the anonymized text."
+    lm = ScriptedLM(lambda p, i, s: "Type: age" if _is_inference(p) else echo)
+    assert LLMAnonymizer(llm=lm, rounds=1)("x")["sanitize_status"] == "missing_hash"
+    assert LLMAnonymizer(llm=lm, rounds=1, hash_parsing="anywhere")("x")["sanitize_status"] == "ok"
+    with pytest.raises(ValueError, match="hash_parsing"):
+        LLMAnonymizer(hash_parsing="first")
+
+
 def test_missing_hash_policies_never_look_like_success():
     assert anon.resolve_hash_answer("just text", "fail") == anon.SanitizeResult(None, "missing_hash")
     assert anon.resolve_hash_answer("just text", "empty") == anon.SanitizeResult("", "missing_hash")

@@ -13,7 +13,9 @@ failure never passes the original text through, and never turns into an empty "p
 record without saying so: it is written to the status column (:data:`FAILURE_STATUSES`).
 
 ``#`` parsing, paper vs code: the paper's prompts ask for "a single #" on a new line and the text
-after it. When the ``#`` is missing, seed 000's released code yields the empty string and Staab et
+after it; the default parser takes the text after a line that starts with ``#``
+(``hash_parsing="line"``); seed 000's code takes the text after the first ``#`` anywhere
+(``hash_parsing="anywhere"``). When the ``#`` is missing, seed 000's released code yields the empty string and Staab et
 al.'s code keeps the whole answer. Here the default (``on_missing_hash="fail"``) makes that record a
 failure (text None, status ``missing_hash``); ``"empty"`` (released code) and ``"whole"`` (Staab)
 are options, and both still carry the ``missing_hash`` status so downstream reports can count them.
@@ -51,6 +53,8 @@ REFUSAL_PATTERN = re.compile(
     re.IGNORECASE,
 )
 _HASH_LINE = re.compile(r"^[ \t]*#+[ \t]*$", re.MULTILINE)
+_HASH_LINE_START = re.compile(r"^[ \t]*#+[ \t]*", re.MULTILINE)
+HASH_PARSING = ("line", "anywhere")
 
 
 @lru_cache(maxsize=None)
@@ -76,27 +80,33 @@ def check_domain(domain: str) -> str:
 
 
 # ---- parsing ---------------------------------------------------------------------------------------
-def parse_after_hash(answer: str) -> str | None:
+def parse_after_hash(answer: str, anywhere: bool = False) -> str | None:
     """The text after the ``#`` line of an anonymizer's answer, or None when there is no ``#``.
 
-    A line holding only ``#`` marks the start (the prompt's format); without one, the text after the
-    first ``#`` anywhere (seed 000's code), so "# the text" on one line also parses.
+    The prompt asks for "a single #" on a new line: a line holding only ``#`` marks the start; else a
+    line starting with ``#`` ("# the text"), its text after the marks included. A ``#`` inside a line
+    does not count: small models echo the instruction ("write a single # and then ..."), and taking
+    the text after that ``#`` would pass an echo off as a sanitized record. ``anywhere=True`` is seed
+    000's released code: the text after the first ``#`` wherever it is.
     """
+    if anywhere:
+        return answer.split("#", 1)[1].lstrip("#").strip() if "#" in answer else None
     match = _HASH_LINE.search(answer)
     if match:
         return answer[match.end():].strip()
-    if "#" not in answer:
-        return None
-    return answer.split("#", 1)[1].lstrip("#").strip()
+    match = _HASH_LINE_START.search(answer)
+    if match:
+        return answer[match.end():].strip()
+    return None
 
 
-def resolve_hash_answer(answer: str | None, on_missing_hash: str = "fail") -> SanitizeResult:
+def resolve_hash_answer(answer: str | None, on_missing_hash: str = "fail", hash_anywhere: bool = False) -> SanitizeResult:
     """Turn one raw anonymizer answer into a result, applying the failure policy."""
     if answer is None:
         return SanitizeResult(None, STATUS_LLM_ERROR)
     if REFUSAL_PATTERN.match(answer):
         return SanitizeResult(None, STATUS_REFUSAL)
-    text = parse_after_hash(answer)
+    text = parse_after_hash(answer, anywhere=hash_anywhere)
     if text is None:
         if on_missing_hash == "empty":
             return SanitizeResult("", STATUS_MISSING_HASH)
@@ -201,6 +211,7 @@ def iterative_anonymize(
     max_new_tokens: int = 1024,
     inference_max_new_tokens: int = 768,
     on_missing_hash: str = "fail",
+    hash_anywhere: bool = False,
 ) -> list[tuple[SanitizeResult, list[str]]]:
     """Staab-style rounds for a batch. Returns, per record, the result and the inference of each
     round (for inspection). A record that fails in a round stops there with that round's status."""
@@ -226,7 +237,7 @@ def iterative_anonymize(
         answers = _generate(lm, [anonymize_messages(current[i], inferences[i][-1], domain) for i in ok],
                             [derived_seed(seeds[i], r, 1) for i in ok], temperature, max_new_tokens)
         for i, answer in zip(ok, answers):
-            res = resolve_hash_answer(answer, on_missing_hash)
+            res = resolve_hash_answer(answer, on_missing_hash, hash_anywhere)
             results[i] = res
             current[i] = res.text if res.status == STATUS_OK else None
             if res.status != STATUS_OK:
@@ -243,10 +254,11 @@ def sanitize_and_paraphrase(
     temperature: float = 0.1,
     max_new_tokens: int = 1024,
     on_missing_hash: str = "fail",
+    hash_anywhere: bool = False,
 ) -> list[SanitizeResult]:
     """C.2.1 then C.2.2 for a batch; a record failing step 1 is not paraphrased."""
     first = _generate(lm, [sanitize_messages(t, domain) for t in texts], [derived_seed(s, 0) for s in seeds], temperature, max_new_tokens)
-    step1 = [resolve_hash_answer(a, on_missing_hash) for a in first]
+    step1 = [resolve_hash_answer(a, on_missing_hash, hash_anywhere) for a in first]
     todo = [i for i, r in enumerate(step1) if r.text]  # "" (the 'empty' policy) is not paraphrased
     second = _generate(lm, [paraphrase_messages(step1[i].text) for i in todo], [derived_seed(seeds[i], 1) for i in todo], temperature, max_new_tokens)
     out = list(step1)
