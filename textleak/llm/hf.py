@@ -346,6 +346,9 @@ class TransformersLM(LanguageModel):
 
         encoded = [self._fit(i, self.encode(p), params.max_new_tokens, f"max_new_tokens={params.max_new_tokens}")[0]
                    for i, p in enumerate(prompts)]
+        for i, ids in enumerate(encoded):
+            if not ids:
+                raise PromptError(i, "the prompt is empty and the tokenizer adds no BOS token: nothing to condition on")
         samples = 1 if params.greedy else params.n
         rows = [(i, j) for i in range(len(prompts)) for j in range(samples)]
         results: dict[tuple[int, int], str | None] = {}
