@@ -78,6 +78,26 @@ def tiny_model_dir(tmp_path_factory):
     return path
 
 
+@pytest.fixture(scope="module")
+def tiny_llama_dir(tmp_path_factory):
+    """A tiny Llama: no sliding window, so different prompts can share a cached prefix in one batch."""
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    tokenizer = _build_tokenizer()
+    config = LlamaConfig(
+        vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+        num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=256, initializer_range=0.3,
+        pad_token_id=0, eos_token_id=1, bos_token_id=2,
+    )
+    with torch.random.fork_rng():
+        torch.manual_seed(1)
+        model = LlamaForCausalLM(config)
+    path = tmp_path_factory.mktemp("tiny_llama")
+    model.save_pretrained(path)
+    tokenizer.save_pretrained(path)
+    return path
+
+
 def make_lm(path, **options) -> TransformersLM:
     options.setdefault("use_cache", False)
     return TransformersLM(str(path), **options)
@@ -142,6 +162,22 @@ def test_prompts_sharing_a_long_prefix_reuse_its_kv_cache(tiny_model_dir):
     assert not auto._prefix_mode([auto.encode(p) for p in prompts], 1, 5)
     long_shared = [[2] + [7] * 2000 + [i] for i in range(4)]
     assert auto._prefix_mode(long_shared, 1, 5)
+
+
+def test_different_prompts_share_a_cached_prefix_inside_one_batch(tiny_llama_dir, tiny_model_dir):
+    instruction = "The patient reports headaches, nausea and fatigue over the past week. " * 2
+    prompts = [instruction + f"Record {i}: " + "Bob lives in Boston. " * (i % 3) for i in range(6)]
+    shared = make_lm(tiny_llama_dir, batch_size=6)
+    plain = make_lm(tiny_llama_dir, batch_size=6, prefix_cache=False)
+    for kw in (dict(max_new_tokens=6), dict(max_new_tokens=6, temperature=1.0, seed=list(range(6)))):
+        assert shared.generate(prompts, **kw) == plain.generate(prompts, **kw)
+    assert shared.forward_stats["forward_calls"] == plain.forward_stats["forward_calls"] + 2  # + the prefix, once per call
+    n_instr = len(shared.tokenizer(instruction)["input_ids"])
+    assert plain.forward_stats["forward_tokens"] - shared.forward_stats["forward_tokens"] >= 2 * 5 * (n_instr - 2)
+    # with a sliding window the sequence overflows, padding inside it would not be exact: plain batches
+    gemma = make_lm(tiny_model_dir, batch_size=6)
+    assert gemma._batch_head([gemma.encode(p) for p in prompts], 6) == []
+    assert shared._batch_head([shared.encode(p) for p in prompts], 6) != []
 
 
 def test_greedy_n_replicates_and_temperature_zero_ignores_seed(tiny_model_dir):

@@ -365,8 +365,10 @@ class TransformersLM(LanguageModel):
                     heads.append(encoded[i][:-1])
         else:
             order = sorted(range(len(rows)), key=lambda r: (len(encoded[rows[r][0]]), rows[r]))
+            if self.prefix_cache and self._shares_prefixes(encoded):
+                order = sorted(range(len(rows)), key=lambda r: (encoded[rows[r][0]], rows[r]))
             batches = [order[k:k + self.batch_size] for k in range(0, len(order), self.batch_size)]
-            heads = [[] for _ in batches]
+            heads = [self._batch_head([encoded[rows[r][0]] for r in batch], params.max_new_tokens) for batch in batches]
         memo: dict[tuple, tuple] = {}
         device = self._device()
         for b, batch in enumerate(tqdm(batches, desc=f"generate {self.model_name}", disable=len(batches) < 4, leave=False)):
@@ -390,6 +392,43 @@ class TransformersLM(LanguageModel):
         if params.greedy:
             return [[results[(i, 0)]] * params.n for i in range(len(prompts))]
         return [[results[(i, j)] for j in range(params.n)] for i in range(len(prompts))]
+
+    def _shares_prefixes(self, encoded: list[list[int]]) -> bool:
+        """Whether prompts, sorted, share on average at least 16 tokens with their neighbour."""
+        if len(encoded) < 2:
+            return False
+        ordered = sorted(encoded)
+        return sum(_common_prefix_len(a, b) for a, b in zip(ordered, ordered[1:])) >= 16 * (len(ordered) - 1)
+
+    def _sliding_window(self) -> int | None:
+        """The attention window of the model's sliding-window layers, or None if it has none."""
+        cfg = self.model.config
+        cfg = getattr(cfg, "text_config", None) or cfg
+        window = getattr(cfg, "sliding_window", None)
+        if not window or getattr(cfg, "use_sliding_window", True) is False:
+            return None
+        layer_types = getattr(cfg, "layer_types", None)
+        if layer_types is not None and "sliding_attention" not in layer_types:
+            return None
+        return int(window)
+
+    def _batch_head(self, id_lists: list[list[int]], new_tokens: int) -> list[int]:
+        """The prefix a batch of different prompts shares (each keeps at least one token of its own),
+        when reusing its KV cache is exact: the rows are laid out prefix + padding + own tokens, and
+        padding inside a sliding attention window would shift that window, so the whole sequence must
+        fit in it. Empty when not worth it or not exact."""
+        if not self.prefix_cache or len(id_lists) < 2:
+            return []
+        head = id_lists[0][:-1]
+        for ids in id_lists[1:]:
+            head = head[:_common_prefix_len(head, ids[:-1])]
+        if len(head) < 8:
+            return []
+        window = self._sliding_window()
+        longest = max(len(ids) for ids in id_lists)
+        if window is not None and len(head) + (longest - len(head)) + new_tokens > window:
+            return []
+        return head
 
     def _prefix_mode(self, encoded: list[list[int]], samples: int, new_tokens: int) -> bool:
         """Whether to batch by prompt and reuse prefix KV caches rather than left-pad different prompts
@@ -417,9 +456,12 @@ class TransformersLM(LanguageModel):
         from transformers import GenerationConfig, LogitsProcessorList, StoppingCriteriaList
 
         pad = self._pad_id()
-        width = max(len(ids) for ids in id_lists)
-        input_ids = torch.tensor([[pad] * (width - len(ids)) + ids for ids in id_lists], dtype=torch.long)
-        attention = torch.tensor([[0] * (width - len(ids)) + [1] * len(ids) for ids in id_lists], dtype=torch.long)
+        head = len(prefix_state[2]) if prefix_state is not None else 0
+        own = [ids[head:] for ids in id_lists]  # rows: cached prefix + left padding + own tokens
+        own_width = max(len(ids) for ids in own)
+        width = head + own_width
+        input_ids = torch.tensor([id_lists[0][:head] + [pad] * (own_width - len(ids)) + ids for ids in own], dtype=torch.long)
+        attention = torch.tensor([[1] * head + [0] * (own_width - len(ids)) + [1] * len(ids) for ids in own], dtype=torch.long)
         device = self._device()
         input_ids, attention = input_ids.to(device), attention.to(device)
         eos = self._eos_ids()
@@ -438,21 +480,20 @@ class TransformersLM(LanguageModel):
             eos_token_id=eos or None, pad_token_id=pad,
         )
         extra: dict[str, Any] = {}
-        prefill_rows = len(id_lists)
         with torch.inference_mode():
-            if prefix_state is not None:  # identical rows whose prompt (but its last token) is cached
+            if prefix_state is not None:  # the rows' shared prefix is cached
                 cache = copy.deepcopy(prefix_state[0])
                 if len(id_lists) > 1:
                     cache.batch_repeat_interleave(len(id_lists))
                 extra["past_key_values"] = cache
-                prefill_rows = 0
             out = self.model.generate(
                 input_ids=input_ids, attention_mask=attention, generation_config=config,
                 logits_processor=processors, stopping_criteria=stopping, **extra,
             )
         new_tokens = out.shape[1] - width  # one forward each: the prefill yields the first
         self._stats["forward_calls"] += new_tokens
-        self._stats["forward_tokens"] += prefill_rows * width + len(id_lists) * (new_tokens - (1 if prefill_rows else 0))
+        prefill = own_width if prefix_state is not None else width
+        self._stats["forward_tokens"] += len(id_lists) * (prefill + max(new_tokens - 1, 0))
         texts: list[str | None] = []
         for row in out[:, width:].tolist():
             for k, tok in enumerate(row):
@@ -560,7 +601,7 @@ class TransformersLM(LanguageModel):
         out = self.model(input_ids=ids, attention_mask=mask, past_key_values=cache, use_cache=True, logits_to_keep=1)
         self._stats["forward_calls"] += 1
         self._stats["forward_tokens"] += len(rest)
-        memo[prefix] = (out.past_key_values, torch.log_softmax(out.logits[0, -1].float(), dim=-1))
+        memo[prefix] = (out.past_key_values, torch.log_softmax(out.logits[0, -1].float(), dim=-1), prefix)
         while len(memo) > 4:
             memo.pop(next(iter(memo)))
         return memo[prefix]
@@ -570,7 +611,7 @@ class TransformersLM(LanguageModel):
 
         past, prefix_lp = None, None
         if g > 0:
-            cache, prefix_lp = state
+            cache, prefix_lp, _ = state
             past = copy.deepcopy(cache)
             if len(seqs) > 1:
                 past.batch_repeat_interleave(len(seqs))
