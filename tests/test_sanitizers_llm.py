@@ -275,3 +275,11 @@ def test_hf_token_classification_detector(tmp_path):
     lm = ScriptedLM(lambda p, i, s: '{"span 1": "somewhere", "span 2": "b", "span 3": "c"}')
     out = SpanAbstraction(llm=lm, detector=str(tmp_path))("I live in Leeds.  I live in Leeds")
     assert out == {"sanitized": "somewhere.  somewhere", "sanitize_status": "ok"}
+
+
+def test_over_long_records_are_not_truncated_or_sent():
+    lm = ScriptedLM(lambda p, i, s: "x\n#\ny")
+    out = SanitizeParaphrase(llm=lm, max_chars=10)(["short one", "a record longer than ten"], [0, 1])
+    assert out["sanitize_status"] == ["ok", "too_long"]
+    assert out["sanitized"][1] is None
+    assert len(lm.calls) == 2  # only the short record's two steps
