@@ -25,6 +25,9 @@ Design choices, each pinned by a test:
   scored as part of the choice). Rows are sorted so that rows sharing a token prefix (the choices of
   one prompt, or many prompts sharing an instruction and demos) are batched together; their common
   prefix is run once and its KV cache reused for the rest of every row.
+- **Generation** reuses shared prefixes too: a batch of prompts sharing a prefix is laid out as
+  cached prefix + padding + own tokens (exact; on sliding-window models only while the sequence fits
+  the window), and the samples of one prompt can share its prefill (see ``_prefix_mode``).
 """
 
 from __future__ import annotations
