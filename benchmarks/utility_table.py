@@ -43,6 +43,8 @@ def parse_args(argv=None) -> argparse.Namespace:
                    help="run LLM-based sanitizers on the first N records only (their rows say so)")
     p.add_argument("--llm", default="embedded", help="model for utility (and LLM sanitizers/judge): embedded, hf:..., openai:...")
     p.add_argument("--sanitizer-llm", default=None, help="model for the LLM sanitizers (default: --llm)")
+    p.add_argument("--sanitizer-max-new-tokens", type=int, default=None,
+                   help="cap the LLM sanitizers' generation length (their defaults: 1024; 128 for span abstraction)")
     p.add_argument("--judge", default="embedding", help="privacy judge: embedding (offline), lexical or llm")
     p.add_argument("--judge-scoring", default="logprob", choices=["logprob", "generate"],
                    help="category/coherence judgements: logprob (base models) or generate (instruction models, seed 000)")
@@ -72,7 +74,12 @@ def sanitize(name: str, texts: list[str], args) -> tuple[list[str | None], float
     t = time.perf_counter()
     if name in LLM_SANITIZERS:
         # configured with the benchmark's model; apply_sanitizer creates sanitizers with defaults
-        sanitizer = registry.sanitizers.create(name, llm=args.sanitizer_llm or args.llm)
+        options = {"llm": args.sanitizer_llm or args.llm}
+        if args.sanitizer_max_new_tokens:
+            options["max_new_tokens"] = args.sanitizer_max_new_tokens
+        if name in ("llm_anonymizer", "sanitize_paraphrase", "span_abstraction"):
+            options["domain"] = "medqa" if args.current_dataset == "medqa" else "wildchat"
+        sanitizer = registry.sanitizers.create(name, **options)
         result = sanitizer(texts, list(range(len(texts))))
         out = [t_ if s == "ok" else None for t_, s in zip(result[sanitizer.output_column], result[sanitizer.status_column])]
     else:
@@ -100,6 +107,7 @@ def main(argv=None) -> int:
     rows, models = [], {"utility_llm": lm.describe()}
     for dataset in [d.strip() for d in args.datasets.split(",") if d.strip()]:
         path, limit = (args.medqa, args.limit_medqa) if dataset == "medqa" else (args.pupa, args.limit_pupa)
+        args.current_dataset = dataset
         if not Path(path).exists():
             logger.warning("%s not found; %s skipped", path, dataset)
             continue
