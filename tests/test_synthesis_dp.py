@@ -139,3 +139,17 @@ def test_seeded_dp_training_is_reproducible():
         weights = torch.cat([p.detach().reshape(-1) for n, p in result.model.named_parameters() if "lora" in n])
         losses.append(weights)
     assert losses[0] == losses[2] and torch.equal(losses[1], losses[3])
+
+
+def test_opacus_version_pin_is_checked(monkeypatch):
+    import opacus
+
+    from textleak.synthesis.dp import check_opacus_version
+
+    assert check_opacus_version() == opacus.__version__  # the installed version is a tested one
+    monkeypatch.setattr(opacus, "__version__", "1.7.0")
+    with pytest.raises(ImportError, match="untested"):
+        check_opacus_version()
+    monkeypatch.setattr(opacus, "__version__", "1.4.0")
+    with pytest.raises(ImportError, match=">=1.5,<1.7"):
+        check_opacus_version()
