@@ -199,6 +199,7 @@ def test_category_utility_normalisation():
     original = [cats[0]] * 6 + [cats[6]] * 3 + [cats[19]]
     same = U.category_utility(original, original)
     assert same["utility"] == 1.0 and same["chi2"] == 0.0 and same["chi2_random"] > 0
+    assert same["original_top_share"] == 0.6
     collapsed = U.category_utility([cats[10]] * 10, original)  # a category the original never has
     assert collapsed["chi2"] > collapsed["chi2_random"] and collapsed["utility"] == 0.0
     close = U.category_utility([cats[0]] * 5 + [cats[6]] * 4 + [cats[19]], original)

@@ -317,8 +317,14 @@ def category_utility(labels: Sequence[str], original_labels: Sequence[str],
     chi_method = chi_square_distance(counts, original, original_total)
     chi_random = random_category_chi_square(original, len(labels), categories, n_draws, seed, original_total)
     utility = float("nan") if chi_random <= 0 else max(0.0, 1.0 - chi_method / chi_random)
+    # a classifier that puts (nearly) everything in one category cannot tell sanitizers apart: say so
+    top_share = max(original.values()) / max(1, sum(original.values()))
+    if top_share >= 0.8:
+        logger.warning("category utility: %.0f%% of the originals fall in one category; the classifier may be "
+                       "ignoring the text, and the utility cannot separate sanitizers", 100 * top_share)
     return {"utility": utility, "chi2": chi_method, "chi2_random": chi_random, "n": len(labels),
-            "unparsed": counts.get(UNPARSED, 0), "counts": counts, "original_counts": original}
+            "unparsed": counts.get(UNPARSED, 0), "original_top_share": top_share,
+            "counts": counts, "original_counts": original}
 
 
 # =====================================================================================================
