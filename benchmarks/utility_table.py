@@ -151,6 +151,7 @@ def main(argv=None) -> int:
                 "coherence_unparsed": util.get("coherence_detail", {}).get("unparsed"),
                 "unparsed_answers": util.get("medqa", {}).get("unparsed"),
                 "unparsed_categories": util.get("unparsed_categories"),
+                "original_top_category_share": util.get("categories", {}).get("original_top_share"),
                 "seconds": {"sanitize": round(t_san, 1), "privacy": round(t_priv, 1), "utility": round(t_util, 1)},
             }
             if dataset == "medqa":
@@ -188,6 +189,11 @@ def render_markdown(rows: list[dict], meta: dict) -> str:
             lines.append(f"| {r['sanitizer']} | {r['n']} | {fmt(r['lexical_privacy'])} | {fmt(r['semantic_privacy'])} | "
                          f"{fmt(r['linkage_rate'])} | {fmt(r['task_utility'])} | {fmt(r['coherence'])} | "
                          f"{unparsed_task}, {r.get('coherence_unparsed')} | {r['failed']} |")
+        share = next((r.get("original_top_category_share") for r in rows if r["dataset"] == dataset
+                      and r.get("original_top_category_share") is not None), None)
+        if share is not None:
+            lines += ["", f"Share of the original conversations in their most frequent predicted category: {fmt(share)} "
+                          "(near 1 means the classifier ignores the text and the category utility cannot separate sanitizers)."]
         base = next((r.get("remove_all_baseline") for r in rows if r["dataset"] == dataset and r.get("remove_all_baseline") is not None), None)
         if base is not None:
             lines += ["", f"Remove-all-information baseline accuracy (question and options only): {fmt(base)}."]
