@@ -132,6 +132,12 @@ def main() -> None:
 
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
+    if args.skip_llm and out.with_suffix(".json").is_file():  # keep the last LLM comparison
+        previous = json.loads(out.with_suffix(".json").read_text())
+        for key in ("llm", "logprob", "sampled", "logprob_vs_sampled", "judge_settings"):
+            if key in previous:
+                result[key] = previous[key]
+        args.claims = previous.get("claims", args.claims)
     out.with_suffix(".json").write_text(json.dumps(result, indent=1, default=str))
     out.with_suffix(".md").write_text(to_markdown(result, args))
     print(out.with_suffix(".md").read_text())

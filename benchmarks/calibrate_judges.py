@@ -49,8 +49,8 @@ def main() -> None:
     train, test = load_labelled_claims(split="train"), load_labelled_claims(split="test")
     variants = [
         ("embedding (default: sentences + 8-word windows, number guard)", EmbeddingJudge()),
-        ("embedding (sentences + 8-word + 2-sentence windows, number guard)", EmbeddingJudge(window=2)),
-        ("embedding (sentences + 2-sentence windows, number guard)", EmbeddingJudge(window=2, word_window=0)),
+        ("embedding (+ 2-sentence windows, number guard)", EmbeddingJudge(window=2)),
+        ("embedding (sentences only, number guard)", EmbeddingJudge(word_window=0)),
         ("embedding (default spans, no guard)", EmbeddingJudge(number_guard=False)),
         ("lexical (windows=2, no guard)", LexicalJudge(window=2, number_guard=False)),
         ("lexical (windows=2, number guard)", LexicalJudge(window=2, number_guard=True)),

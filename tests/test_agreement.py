@@ -90,3 +90,14 @@ def test_bad_label_file_names_the_line(tmp_path):
     path.write_text(json.dumps({"claim": "a", "document": "b", "gold": 2}) + "\n" + json.dumps({"claim": "a", "document": "b", "gold": 5}) + "\n")
     with pytest.raises(ValueError, match=r"labels.jsonl:2"):
         load_labelled_claims(path)
+
+
+def test_fast_linear_kappa_equals_sklearn():
+    import numpy as np
+
+    from textleak.agreement import _linear_kappa
+
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        g, p = rng.integers(1, 4, 50), rng.integers(1, 4, 50)
+        assert _linear_kappa(g, p) == pytest.approx(cohen_kappa(g.tolist(), p.tolist(), "linear"))

@@ -64,6 +64,7 @@ def test_lexical_judge_exact_recall_and_thresholds():
 
 
 def test_embedding_judge_empty_document_needs_no_model(monkeypatch):
+    """Also: a document without claims to rate needs no model either."""
     import textleak.encoders
 
     monkeypatch.setattr(textleak.encoders, "load_sentence_encoder", lambda *a, **k: pytest.fail("model loaded"))
@@ -76,6 +77,7 @@ def embedding_judge():
     return EmbeddingJudge()
 
 
+@pytest.mark.slow
 def test_embedding_judge_same_changed_unrelated(embedding_judge):
     doc = "A 54-year-old man has had a productive cough for 3 days. He lives with his wife in a small town."
     claims = ["He has had a productive cough for 3 days.", "He has had a productive cough for 9 days.", "He plays the violin in an orchestra."]
@@ -85,6 +87,7 @@ def test_embedding_judge_same_changed_unrelated(embedding_judge):
     assert out[0].detail["similarity"] > 0.8
 
 
+@pytest.mark.slow
 def test_embedding_judge_agreement_on_held_out_split(embedding_judge):
     """The calibrated thresholds' held-out agreement (docs/judges.md): a regression check with a margin."""
     report = evaluate_judge(embedding_judge, load_labelled_claims(split="test"))
@@ -96,12 +99,14 @@ def test_embedding_judge_agreement_on_held_out_split(embedding_judge):
     assert lexical.spearman < report.spearman
 
 
+@pytest.mark.slow
 def test_changed_numbers_never_rated_same(embedding_judge):
     items = [it for it in load_labelled_claims() if it.category == "changed_number"]
     report = evaluate_judge(embedding_judge, items)
     assert report.confusion[1][0] == 0  # no changed-number claim (gold 2) is rated 1
 
 
+@pytest.mark.slow
 def test_identity_below_number_perturbation_below_remove_all(embedding_judge):
     """The pipeline's done-means ordering on the shipped scenarios with a verbatim and a
     number-perturbed version of the same record (med11, chat08)."""
@@ -135,3 +140,20 @@ def test_cli_judge_agreement(tmp_path, capsys):
     labels.write_text(json.dumps({"claim": "She takes warfarin.", "document": "She takes warfarin.", "gold": 1}) + "\n")
     assert main(["judge-agreement", "--judge", "lexical", "--labels", str(labels)]) == 0
     assert main(["judge-agreement", "--judge", "lexical", "--labels", str(tmp_path / "missing.jsonl")]) == 2
+
+
+@pytest.mark.slow
+def test_pooled_word_windows():
+    import numpy as np
+
+    from textleak.encoders import encode, encode_with_word_windows
+
+    sentence = "A 54-year-old man who works as a baker in Lyon has had a productive cough for three days and smokes daily."
+    sentence_vecs, windows = encode_with_word_windows([sentence, "Short one.", sentence], word_window=8, word_stride=4)
+    assert [text for text, _ in windows[0]] == word_windows(sentence, 8, 4) and windows[1] == []
+    assert all(abs(np.linalg.norm(v) - 1) < 1e-5 for _, v in windows[0])
+    assert np.allclose(sentence_vecs[0], encode([sentence])[0], atol=1e-5)  # same as the model's own pooling
+    claim = encode(["He works as a baker in Lyon."])[0]
+    best = max(windows[0], key=lambda tv: float(tv[1] @ claim))
+    assert "baker in Lyon" in best[0]
+    assert float(best[1] @ claim) > float(sentence_vecs[0] @ claim)

@@ -222,3 +222,37 @@ def test_make_judge_and_describe():
         make_judge("oracle")
     with pytest.raises(ValueError):
         make_judge("embedding", llm="embedded")
+
+
+# ---- the real embedded model (slow) ---------------------------------------------------------------
+@pytest.mark.slow
+def test_logprob_judge_on_embedded_gemma_equals_next_token_distribution(tmp_path):
+    """Scoring the three whole answers must give the model's next-token distribution over the digits
+    right after "Rating: " (the shared part cancels), checked against a direct forward pass."""
+    import torch
+
+    from textleak.cache import DiskCache
+    from textleak.llm import load_llm
+
+    lm = load_llm("embedded")
+    lm.cache = DiskCache("llm", root=tmp_path)
+    claim, document = "She is 31 years old.", "A 31-year-old woman has a swollen left calf."
+    rated = LLMJudge(lm, mode="logprob", n=3).rate([[claim]], [document])[0][0]
+    assert rated.status == "ok" and 0.0 <= rated.score <= 1.0
+    label_p = [rated.detail["label_p"][r] for r in "123"]
+    assert sum(label_p) == pytest.approx(1.0)
+    assert rated.detail["vote_p"] == pytest.approx({str(k): v for k, v in majority_vote_distribution(label_p, 3).items()})
+
+    text, add_special = lm.render(build_logprob_prompt(claim, document))
+    prefix = lm._encode_text(text + "**Output**:\n- Claim 1 Similarity Rating:", add_special)
+    digit_ids = []
+    for r in "123":
+        joint = lm._encode_text(text + LABEL_CHOICES[int(r) - 1], add_special)
+        assert joint[: len(prefix)] == prefix  # the digit (with its space) is the only difference
+        digit_ids.append(joint[len(prefix):])
+    assert all(len(d) == len(digit_ids[0]) for d in digit_ids)
+    with torch.inference_mode():
+        ids = torch.tensor([prefix + digit_ids[0][:-1]])
+        logits = lm.model(ids).logits[0, -1].float()
+    direct = torch.softmax(logits[[d[-1] for d in digit_ids]], dim=0).tolist()
+    assert label_p == pytest.approx(direct, abs=1e-3)

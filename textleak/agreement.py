@@ -271,6 +271,17 @@ def ratings_from_thresholds(similarities: Iterable[float], t1: float, t2: float)
     return [1 if s >= t1 else 2 if s >= t2 else 3 for s in similarities]
 
 
+def _linear_kappa(gold: np.ndarray, pred: np.ndarray) -> float:
+    """Linearly weighted Cohen's kappa over labels 1..3 (numpy; the grid search calls it thousands
+    of times). Equals ``cohen_kappa(gold, pred, "linear")``."""
+    matrix = np.bincount((gold - 1) * 3 + (pred - 1), minlength=9).reshape(3, 3).astype(float)
+    n = matrix.sum()
+    weights = np.abs(np.subtract.outer(np.arange(3), np.arange(3))) / 2.0
+    expected = np.outer(matrix.sum(axis=1), matrix.sum(axis=0)) / n
+    denominator = float((weights * expected).sum())
+    return float("nan") if denominator == 0 else 1.0 - float((weights * matrix).sum()) / denominator
+
+
 def calibrate_thresholds(
     similarities: Sequence[float],
     gold: Sequence[int],
@@ -287,7 +298,8 @@ def calibrate_thresholds(
     if grid is None:
         grid = [round(x, 3) for x in np.arange(0.05, 1.0001, 0.01)]
     sims = np.asarray(similarities, dtype=float)
-    gold_list = [int(g) for g in gold]
+    gold_arr = np.asarray([int(g) for g in gold])
+    cap_arr = np.asarray(caps) if caps is not None else None
     best: tuple[float, float, float, float] | None = None  # kappa, rho, -t1, -t2
     chosen = (float("nan"), float("nan"))
     for t1 in grid:
@@ -295,14 +307,13 @@ def calibrate_thresholds(
             if t2 >= t1:
                 continue
             pred = np.where(sims >= t1, 1, np.where(sims >= t2, 2, 3))
-            if caps is not None:
-                pred = np.maximum(pred, np.asarray(caps))
-            pred_list = pred.tolist()
-            kappa = cohen_kappa(gold_list, pred_list, "linear")
-            if np.isnan(kappa):
+            if cap_arr is not None:
+                pred = np.maximum(pred, cap_arr)
+            kappa = _linear_kappa(gold_arr, pred)
+            if np.isnan(kappa) or (best is not None and kappa < best[0] - 1e-12):
                 continue
-            rho = spearman(gold_list, pred_list)[0]
-            key = (kappa, -1.0 if np.isnan(rho) else rho, -t1, -t2)
+            rho = spearman(gold_arr.tolist(), pred.tolist())[0]  # only for candidates: it breaks ties
+            key = (round(kappa, 12), -1.0 if np.isnan(rho) else rho, -t1, -t2)
             if best is None or key > best:
                 best, chosen = key, (t1, t2)
     if best is None:

@@ -61,3 +61,51 @@ def encode(texts: Sequence[str], model: Any = None, batch_size: int = 128, show_
         list(unique), batch_size=batch_size, convert_to_numpy=True, normalize_embeddings=True, show_progress_bar=show_progress_bar
     ).astype(np.float32, copy=False)
     return vectors[[unique[t] for t in texts]]
+
+
+def encode_with_word_windows(
+    sentences: Sequence[str], model: Any = None, word_window: int = 8, word_stride: int = 4, batch_size: int = 128
+) -> tuple[np.ndarray, list[list[tuple[str, np.ndarray]]]]:
+    """Sentence embeddings plus embeddings of every ``word_window``-word run inside each sentence,
+    from ONE forward pass per sentence: a window's vector is the mean of the sentence's contextual
+    token embeddings over the window's tokens (the model's own mean pooling, restricted), then
+    L2-normalised. Encoding each window as its own text would cost several forward passes per
+    sentence; this costs none extra. Returns ``(sentence_vectors, windows)`` with ``windows[i]`` the
+    ``(window text, vector)`` pairs of sentence ``i`` (none for sentences of ``word_window`` words or
+    fewer). Duplicate sentences are encoded once."""
+    from textleak.judges.spans import word_windows
+
+    if model is None:
+        model = load_sentence_encoder()
+    sentences = list(sentences)
+    unique: dict[str, int] = {}
+    for s in sentences:
+        unique.setdefault(s, len(unique))
+    texts = list(unique)
+    if not texts:
+        return np.zeros((0, model.get_sentence_embedding_dimension()), dtype=np.float32), []
+    tokens = model.encode(texts, output_value="token_embeddings", batch_size=batch_size, convert_to_numpy=False, show_progress_bar=False)
+    encoded = model.tokenizer(texts, return_offsets_mapping=True, truncation=True, max_length=model.max_seq_length)
+    sentence_vecs = np.zeros((len(texts), tokens[0].shape[-1]), dtype=np.float32)
+    windows_of: list[list[tuple[str, np.ndarray]]] = []
+    for k, text in enumerate(texts):
+        emb = tokens[k].float().cpu().numpy()
+        vec = emb.mean(axis=0)
+        sentence_vecs[k] = vec / max(np.linalg.norm(vec), 1e-12)
+        offsets = encoded["offset_mapping"][k]
+        pairs: list[tuple[str, np.ndarray]] = []
+        if len(offsets) == len(emb):
+            starts, position = [], 0
+            for word in text.split():  # char span of each whitespace word
+                position = text.index(word, position)
+                starts.append((position, position + len(word)))
+                position += len(word)
+            for n_window, window_text in enumerate(word_windows(text, word_window, word_stride)):
+                first = n_window * word_stride
+                lo, hi = starts[first][0], starts[min(first + word_window, len(starts)) - 1][1]
+                idx = [t for t, (a, b) in enumerate(offsets) if b > a and a >= lo and b <= hi]
+                if idx:
+                    w = emb[idx].mean(axis=0)
+                    pairs.append((window_text, w / max(np.linalg.norm(w), 1e-12)))
+        windows_of.append(pairs)
+    return sentence_vecs[[unique[s] for s in sentences]], [windows_of[unique[s]] for s in sentences]

@@ -2,7 +2,9 @@
 
 A claim is compared with every span of the document (sentences, optionally adjacent-sentence windows,
 and 8-word windows inside each sentence, so a one-fact claim meets a span about as long as itself
-rather than a long multi-fact sentence) by the cosine similarity of their MiniLM embeddings; with s the best similarity and thresholds t1 > t2:
+rather than a long multi-fact sentence) by the cosine similarity of their MiniLM embeddings. A word
+window's embedding is pooled from its sentence's contextual token embeddings (one forward pass per
+sentence, see :func:`textleak.encoders.encode_with_word_windows`); with s the best similarity and thresholds t1 > t2:
 s >= t1 -> 1 (same), s >= t2 -> 2 (similar), else 3 (unsupported).
 
 Number/age guard: when the claim states numbers (ages, doses, lab values, dates) that the
@@ -23,20 +25,20 @@ from typing import Any, Sequence
 import numpy as np
 
 from textleak.judges.base import OK, ClaimRating, Judge, normalise
-from textleak.judges.spans import document_spans, extract_numbers
+from textleak.judges.spans import extract_numbers, split_sentences
 
 logger = logging.getLogger(__name__)
 
 # Calibrated on the train split of the shipped set (grid search maximising linearly weighted Cohen's
 # kappa; see docs/judges.md for the date and the held-out figures).
-EMBEDDING_T1 = 0.48
-EMBEDDING_T2 = 0.40
+EMBEDDING_T1 = 0.52
+EMBEDDING_T2 = 0.42
 CALIBRATION = {
     "date": "2026-11-21",
     "set": "textleak/data/judge_calibration.jsonl: train 184 claims, held-out test 80 claims",
-    "test_spearman": 0.616,
-    "test_cohen_kappa": 0.516,
-    "test_cohen_kappa_linear": 0.555,
+    "test_spearman": 0.567,
+    "test_cohen_kappa": 0.487,
+    "test_cohen_kappa_linear": 0.523,
 }
 
 
@@ -107,39 +109,52 @@ class EmbeddingJudge(Judge):
         if self.window > 1:
             parts.append(f"{self.window}-sentence windows")
         if self.word_window > 0:
-            parts.append(f"{self.word_window}-word windows (stride {self.word_stride})")
+            parts.append(f"{self.word_window}-word windows (stride {self.word_stride}, pooled from sentence token embeddings)")
         return " + ".join(parts)
 
     def match(self, claims: Sequence[Sequence[str]], documents: Sequence[str]) -> list[list[dict[str, Any]]]:
         """For every claim: best similarity, best span and the number cap (None fields for an empty
-        document). One batched encoding of all claims and spans."""
+        document). Claims and sentence runs are encoded in one batch; sentences and their word
+        windows in one more (windows pooled from the sentence's token embeddings)."""
         check_pairs(claims, documents)
-        spans = [document_spans(doc, self.window, self.word_window, self.word_stride) if doc.strip() else [] for doc in documents]
-        if not any(cs and ss for cs, ss in zip(claims, spans)):  # nothing to compare: no model call
-            return [[{"similarity": None, "span": None, "cap": 1} for _ in cs] for cs in claims]
-        texts = [c for cs in claims for c in cs] + [s for ss in spans for s, _ in ss]
-        from textleak.encoders import encode, load_sentence_encoder
+        empty = {"similarity": None, "span": None, "cap": 1}
+        sentences = [split_sentences(doc) if doc.strip() and cs else [] for cs, doc in zip(claims, documents)]
+        if not any(sentences):  # nothing to compare: no model call
+            return [[dict(empty) for _ in cs] for cs in claims]
+        from textleak.encoders import encode, encode_with_word_windows, load_sentence_encoder
 
-        vectors = encode(texts, load_sentence_encoder(self.encoder), batch_size=self.batch_size, show_progress_bar=self.show_progress)
-        n_claims = sum(len(cs) for cs in claims)
-        claim_vecs, span_vecs = vectors[:n_claims], vectors[n_claims:]
+        model = load_sentence_encoder(self.encoder)
+        runs = [[" ".join(ss[k : k + self.window]) for k in range(len(ss) - self.window + 1)] if self.window > 1 and len(ss) > 1 else [] for ss in sentences]
+        flat_claims = [c for cs, ss in zip(claims, sentences) if ss for c in cs]
+        texts = flat_claims + [r for rs in runs for r in rs]
+        vectors = encode(texts, model, batch_size=self.batch_size, show_progress_bar=self.show_progress)
+        claim_vecs, run_vecs = vectors[: len(flat_claims)], vectors[len(flat_claims) :]
+        flat_sentences = [s for ss in sentences for s in ss]
+        sentence_vecs, windows = encode_with_word_windows(flat_sentences, model, self.word_window if self.word_window > 0 else 10**9, max(self.word_stride, 1), self.batch_size)
         out: list[list[dict[str, Any]]] = []
-        c0 = s0 = 0
-        for cs, ss in zip(claims, spans):
-            rows: list[dict[str, Any]] = []
+        c0 = r0 = s0 = 0
+        for cs, ss, rs in zip(claims, sentences, runs):
             if not ss:
-                rows = [{"similarity": None, "span": None, "cap": 1} for _ in cs]
-            elif cs:
-                sims = claim_vecs[c0 : c0 + len(cs)] @ span_vecs[s0 : s0 + len(ss)].T
-                best = np.argmax(sims, axis=1)
-                for k, claim in enumerate(cs):
-                    span, _ = ss[int(best[k])]
-                    # numbers are checked in the best span itself, not its whole sentence: a changed
-                    # "12 May" must not pass because "12 kids" appears later in the sentence
-                    cap = number_cap(extract_numbers(claim, count_word_one=False), extract_numbers(span), self.number_guard_rating) if self.number_guard else 1
-                    rows.append({"similarity": float(sims[k, best[k]]), "span": span, "cap": cap})
+                out.append([dict(empty) for _ in cs])
+                continue
+            span_texts = list(ss) + list(rs)
+            span_vecs = [sentence_vecs[s0 : s0 + len(ss)], run_vecs[r0 : r0 + len(rs)]]
+            for k in range(len(ss)):
+                span_texts += [text for text, _ in windows[s0 + k]]
+                span_vecs.append(np.asarray([vec for _, vec in windows[s0 + k]], dtype=np.float32).reshape(-1, sentence_vecs.shape[1]))
+            matrix = np.concatenate(span_vecs, axis=0)
+            sims = claim_vecs[c0 : c0 + len(cs)] @ matrix.T
+            best = np.argmax(sims, axis=1)
+            rows = []
+            for k, claim in enumerate(cs):
+                span = span_texts[int(best[k])]
+                # numbers are checked in the best span itself, not its whole sentence: a changed
+                # "12 May" must not pass because "12 kids" appears later in the sentence
+                cap = number_cap(extract_numbers(claim, count_word_one=False), extract_numbers(span), self.number_guard_rating) if self.number_guard else 1
+                rows.append({"similarity": float(sims[k, best[k]]), "span": span, "cap": cap})
             out.append(rows)
             c0 += len(cs)
+            r0 += len(rs)
             s0 += len(ss)
         return out
 
