@@ -37,15 +37,16 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
-    # two-pass parse: find the command, let its module add its arguments, then parse fully
-    known, _ = parser.parse_known_args(argv)
-    if not known.command:
+    # the command's module adds its own arguments before parsing, so `textleak CMD --help` lists them
+    command = next((a for a in argv if not a.startswith("-")), None)
+    if command in COMMANDS:
+        module = importlib.import_module(f"textleak.commands.{command.replace('-', '_')}")
+        sub_action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        module.add_arguments(sub_action.choices[command])
+    args = parser.parse_args(argv)
+    if not args.command:
         parser.print_help()
         return 2
-    module = importlib.import_module(known._module)
-    sub_action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    module.add_arguments(sub_action.choices[known.command])
-    args = parser.parse_args(argv)
     level = logging.WARNING - 10 * min(args.verbose, 2) if args.verbose else logging.INFO
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s", datefmt="%H:%M:%S")
     if args.verbose < 2:  # libraries that log their internals at INFO/DEBUG stay quiet unless -vv
