@@ -66,10 +66,12 @@ def throughput(judge, items, n_claims: int) -> dict:
         claims += [[f"{x} (copy {c})" for x in cs] for cs in cl]
     total = sum(len(cs) for cs in claims)
     judge.rate(claims[:2], docs[:2])  # load the model outside the timing
-    started = time.perf_counter()
+    started, cpu_started = time.perf_counter(), time.process_time()
     judge.rate(claims, docs)
-    seconds = time.perf_counter() - started
-    return {"claims": total, "documents": len(docs), "seconds": seconds, "claims_per_s": total / seconds}
+    seconds, cpu_seconds = time.perf_counter() - started, time.process_time() - cpu_started
+    # CPU time (all threads of this process) does not grow when other jobs share the machine
+    return {"claims": total, "documents": len(docs), "seconds": seconds, "claims_per_s": total / seconds,
+            "cpu_seconds": cpu_seconds, "claims_per_cpu_s": total / cpu_seconds if cpu_seconds else None}
 
 
 def main() -> None:
@@ -178,10 +180,13 @@ def to_markdown(r: dict, args) -> str:
                   f"Cohen's kappa {_fmt(v['cohen_kappa'])}, Spearman {_fmt(v['spearman'])}."]
         for name in ("logprob", "sampled"):
             lines += ["", f"Confusion, LLM {name} (rows gold 1/2/3, columns judge 1/2/3): {r[name]['report']['confusion']}"]
-    lines += ["", "Throughput (one `rate` call, model already loaded):", "", "| judge | claims | documents | seconds | claims/s |", "|---|---|---|---|---|"]
+    lines += ["", "Throughput (one `rate` call, model already loaded; CPU seconds count all threads of the process, "
+              "so claims per CPU-second does not depend on other jobs sharing the machine):", "",
+              "| judge | claims | documents | wall s | claims/s (wall) | CPU s | claims per CPU-second |", "|---|---|---|---|---|---|---|"]
     for name in ("embedding", "lexical"):
         t = r[name]["throughput"]
-        lines.append(f"| {name} | {t['claims']} | {t['documents']} | {t['seconds']:.1f} | {t['claims_per_s']:.1f} |")
+        lines.append(f"| {name} | {t['claims']} | {t['documents']} | {t['seconds']:.1f} | {t['claims_per_s']:.1f} | "
+                     f"{_fmt(t.get('cpu_seconds'), 1)} | {_fmt(t.get('claims_per_cpu_s'), 1)} |")
     return "\n".join(lines) + "\n"
 
 
