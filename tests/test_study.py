@@ -95,3 +95,22 @@ def test_study_report_drilldown_in_browser(tmp_path):
         claims = record.find_elements("css selector", "ul.claims li.claim")
         assert claims and all(c.is_displayed() for c in claims)
         assert record.find_element("css selector", "ul.aux li").is_displayed()
+
+
+def test_failed_records_count_as_leaked_not_private(tmp_path, monkeypatch):
+    """A sanitizer that fails on every record must not look private: failures are released as-is."""
+    from textleak.sanitization import SanitizeResult, Sanitizer
+
+    class AlwaysFails(Sanitizer):
+        name = "always_fails"
+
+        def sanitize_batch(self, texts, seeds):
+            return [SanitizeResult(None, "llm_error") for _ in texts]
+
+    monkeypatch.setattr("textleak.sanitization.create_sanitizer", lambda name, **kw: AlwaysFails())
+    cfg = StudyConfig(dataset="demo", limit=8, sanitizers=["always_fails"], llm=_always_a(), linkage_ablation=False,
+                      output=str(tmp_path / "f"), bootstrap=100)
+    row = run_study(cfg, progress=False)["rows"][0]
+    assert row["failed_records"] == 8
+    assert row["semantic_privacy"] < 0.3 and row["linkage_rate"] >= 0.9  # judged as the originals
+    assert row["utility"] == 0.0  # and no answer could be given from a failed record

@@ -199,8 +199,13 @@ def run_study(cfg: StudyConfig, resume: bool = True, progress: bool = True) -> d
             san_rows = [{"id": i, "sanitized": s, "status": st} for i, s, st in
                         zip(ds["id"], ds[sanitizer.output_column], ds[sanitizer.status_column])]
             _write_jsonl(san_file, san_rows)
-        sanitized = [r["sanitized"] for r in san_rows]
-        failed = sum(1 for r in san_rows if r["status"] != "ok")
+        failed = sum(1 for r in san_rows if r["sanitized"] is None)
+        if failed:
+            # fail toward leakage: a record the sanitizer could not process is released as it was,
+            # never dropped (a dropped record would be judged against some other record and look private)
+            logger.warning("%s failed on %d of %d records: they count as released unsanitized", name, failed, len(san_rows))
+        raw = [r["sanitized"] for r in san_rows]  # utility counts a failed record as a wrong answer
+        sanitized = [t if t is not None else o for t, o in zip(raw, originals)]
         # 2. leakage (failed records are missing from the release, not free privacy)
         rep_file = sdir / "report.json"
         if resume and rep_file.exists() and (sdir / "records.jsonl").exists():
@@ -210,7 +215,7 @@ def run_study(cfg: StudyConfig, resume: bool = True, progress: bool = True) -> d
             report = evaluate_leakage(
                 originals, sanitized, original_ids=ids, alignment="index", judge=cfg.judge,
                 llm=_judge_llm(cfg), judge_options=cfg.judge_options, linker=cfg.linker, k=cfg.k,
-                aux_strategy=cfg.aux_strategy, seed=cfg.seed, missing="drop", bootstrap=cfg.bootstrap, progress=progress,
+                aux_strategy=cfg.aux_strategy, seed=cfg.seed, bootstrap=cfg.bootstrap, progress=progress,
             )
             report.write(sdir)
             summary, rec_rows = report.summary(), [r.to_dict() for r in report.records]
@@ -221,7 +226,7 @@ def run_study(cfg: StudyConfig, resume: bool = True, progress: bool = True) -> d
             if resume and lfile.exists():
                 linkage = json.loads(lfile.read_text(encoding="utf-8"))
             else:
-                linkage = linkage_rates(originals, [s or "" for s in sanitized], k=cfg.k, linker=cfg.linker, seed=cfg.seed)
+                linkage = linkage_rates(originals, sanitized, k=cfg.k, linker=cfg.linker, seed=cfg.seed)
                 _write_json(lfile, linkage)
         # 4. utility (+ coherence)
         util = None
@@ -230,7 +235,7 @@ def run_study(cfg: StudyConfig, resume: bool = True, progress: bool = True) -> d
             if resume and ufile.exists():
                 util = json.loads(ufile.read_text(encoding="utf-8"))
             else:
-                util = _utility(kind, cfg, records, sanitized)
+                util = _utility(kind, cfg, records, raw)
                 _write_json(ufile, util)
         coherence_value = None
         if cfg.coherence:
@@ -240,7 +245,7 @@ def run_study(cfg: StudyConfig, resume: bool = True, progress: bool = True) -> d
             else:
                 from textleak.utility import coherence
 
-                coh = coherence(cfg.llm, sanitized, domain="wildchat" if kind == "wildchat" else "medqa", seed=cfg.seed)
+                coh = coherence(cfg.llm, raw, domain="wildchat" if kind == "wildchat" else "medqa", seed=cfg.seed)
                 _write_json(cfile, coh)
             coherence_value = coh.get("mean")
         ci = summary.get("ci95") or {}
@@ -260,8 +265,7 @@ def run_study(cfg: StudyConfig, resume: bool = True, progress: bool = True) -> d
             "n_records": len(records),
             **({"linkage": linkage} if linkage else {}),
         })
-        pool = [s for s in sanitized if s is not None]  # evaluate_leakage links into the released records only
-        drill[name] = [_drill_row(r, originals, pool) for r in rec_rows]
+        drill[name] = [_drill_row(r, originals, sanitized) for r in rec_rows]
         timings[name] = time.perf_counter() - t0
         logger.info("%s done in %.1fs", name, timings[name])
 
@@ -287,6 +291,7 @@ def _judge_llm(cfg: StudyConfig) -> str | None:
 
 
 def _drill_row(rec: dict[str, Any], originals: Sequence[str], pool: Sequence[str]) -> dict[str, Any]:
+    """One record of the report's drill-down (``pool``: the released sanitized records)."""
     li = rec.get("linked_index")
     return {
         "id": rec.get("id"),
