@@ -84,7 +84,7 @@ def main() -> None:
                          f"{t['judge_s']:.1f} | {t['aggregate_s']:.1f} | {r['semantic_privacy']:.3f} | {r['linkage_rate']:.3f} |")
     lines += ["", "Wall time includes interpreter start-up and loading the sentence encoder (once per run). CPU is the "
               "command's user+system time: on a machine shared with other jobs (see the load average) it is the better "
-              "guide to the wall time on 2 dedicated cores (wall >= CPU / 2).", "",
+              "guide to the wall time on 2 dedicated cores (between CPU / 2 and CPU).", "",
               "Summary table printed by the cold run:", "", "```", cold["table"].rstrip(), "```"]
     (RESULTS / "evaluate_e2e.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
