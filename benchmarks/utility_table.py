@@ -134,8 +134,11 @@ def main(argv=None) -> int:
                 continue
             failed = sum(t is None for t in sanitized)
             t = time.perf_counter()
-            leak = evaluate_leakage(sub_texts, sanitized, original_ids=sub_ids, alignment="index", judge=args.judge,
-                                    llm=lm if args.judge == "llm" else None, seed=args.seed, missing="drop",
+            # fail toward leakage: a record the sanitizer failed on is released as the original text
+            # (dropping it would make a failing sanitizer look more private); its utility counts as wrong
+            released = [o if s is None else s for o, s in zip(sub_texts, sanitized)]
+            leak = evaluate_leakage(sub_texts, released, original_ids=sub_ids, alignment="index", judge=args.judge,
+                                    llm=lm if args.judge == "llm" else None, seed=args.seed,
                                     empty_originals="skip", bootstrap=0)
             t_priv = time.perf_counter() - t
             t = time.perf_counter()
@@ -191,6 +194,8 @@ def render_markdown(rows: list[dict], meta: dict) -> str:
                          f"{unparsed_task}, {r.get('coherence_unparsed')} | {r['failed']} |")
         share = next((r.get("original_top_category_share") for r in rows if r["dataset"] == dataset
                       and r.get("original_top_category_share") is not None), None)
+        lines += ["", "`failed`: records the sanitizer failed on; they count as released unchanged for privacy "
+                      "(fail toward leakage) and as wrong or missing for utility."]
         if share is not None:
             lines += ["", f"Share of the original conversations in their most frequent predicted category: {fmt(share)} "
                           "(near 1 means the classifier ignores the text and the category utility cannot separate sanitizers)."]
