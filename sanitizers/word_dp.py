@@ -50,6 +50,10 @@ class _WordDP(Sanitizer):
         self.__dict__.pop("_mechanism", None)
         return self
 
+    @property
+    def requires_fit(self) -> bool:
+        return self.vocab is None and type(self)._unfitted_counts is _WordDP._unfitted_counts
+
     def _vocab_counts(self, embeddings: WordEmbeddings) -> list[tuple[str, int]]:
         if self.vocab is None:
             return self._unfitted_counts(embeddings)

@@ -79,6 +79,17 @@ class Sanitizer:
     def sanitize_batch(self, texts: list[str], seeds: list[int]) -> list[SanitizeResult]:
         raise NotImplementedError
 
+    # ---- corpus statistics (most sanitizers need none) ---------------------------------------
+    @property
+    def requires_fit(self) -> bool:
+        """True when :meth:`fit` must see the private corpus before the first call (SANTEXT's
+        word frequencies); the CLI and the study then fit on the records being sanitized."""
+        return False
+
+    def fit(self, texts: Sequence[str]) -> "Sanitizer":
+        """Learn corpus statistics; a no-op for record-level sanitizers. Returns self."""
+        return self
+
     # ---- the map-facing call -----------------------------------------------------------------
     def __call__(self, texts: "str | Sequence[str]", indices: "int | Sequence[int] | None" = None) -> dict[str, Any]:
         single = isinstance(texts, str) or texts is None

@@ -195,6 +195,8 @@ def run_study(cfg: StudyConfig, resume: bool = True, progress: bool = True) -> d
             sanitizer = create_sanitizer(name, **opts)
             if "llm" in sanitizer.get_config() and "llm" not in opts:
                 sanitizer = create_sanitizer(name, llm=cfg.llm, **opts)
+            if sanitizer.requires_fit:  # e.g. SANTEXT's word frequencies come from the private corpus
+                sanitizer.fit(originals)
             ds = apply_sanitizer(Dataset.from_dict({"id": ids, "text": originals}), sanitizer, text_column="text")
             san_rows = [{"id": i, "sanitized": s, "status": st} for i, s, st in
                         zip(ds["id"], ds[sanitizer.output_column], ds[sanitizer.status_column])]

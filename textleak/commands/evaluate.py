@@ -80,17 +80,22 @@ def _judge_options(pairs: list[str]) -> dict[str, Any]:
     return out
 
 
-def apply_sanitizer(name: str, texts: list[str], seed: int = 0, progress: bool = True, use_cache: bool = True) -> list[str | None]:
+def apply_sanitizer(name: str, texts: list[str], seed: int = 0, progress: bool = True, use_cache: bool = True,
+                    llm: str | None = None) -> list[str | None]:
     """Run a registered sanitizer over the texts (batched, per-record index seeds), cached by its
-    pickled state and each text, so a rerun after a failure resumes. Failed records come back as None."""
+    pickled state and each text, so a rerun after a failure resumes. Failed records come back as None.
+    ``llm`` reaches sanitizers that use one; a sanitizer that needs corpus statistics (SANTEXT) is
+    fitted on ``texts``, the private corpus itself."""
     from tqdm.auto import tqdm
 
-    from textleak import registry
     from textleak.cache import DiskCache, content_hash
+    from textleak.sanitization import create_sanitizer
 
-    sanitizer = registry.sanitizers.create(name)
-    if hasattr(sanitizer, "seed"):
-        sanitizer.seed = seed
+    sanitizer = create_sanitizer(name, seed=seed)
+    if llm is not None and "llm" in sanitizer.get_config():
+        sanitizer = create_sanitizer(name, llm=llm, seed=seed)
+    if sanitizer.requires_fit:
+        sanitizer.fit(texts)
     try:
         state = sanitizer.__getstate__()
         keys = [content_hash("sanitized", state, i, t) for i, t in enumerate(texts)]
@@ -196,7 +201,7 @@ def run(args: argparse.Namespace) -> int:
     for name in sanitizer_names:
         t = time.perf_counter()
         try:
-            outputs = apply_sanitizer(name, texts, seed=args.seed, progress=progress, use_cache=use_cache)
+            outputs = apply_sanitizer(name, texts, seed=args.seed, progress=progress, use_cache=use_cache, llm=args.llm)
         except Exception as err:  # noqa: BLE001 - only the demo's optional sanitizers may be skipped
             if name not in optional:
                 raise
