@@ -115,8 +115,9 @@ def linkage_rates(
     seed: int = 0,
 ) -> dict[str, float]:
     """Correct-linkage rate of one-to-one sanitized records with the first / random / last ``k``
-    claims as the adversary's knowledge (seed 000 table 3). The denominator is every original record;
-    an unlinked record counts as a miss."""
+    claims as the adversary's knowledge (seed 000 table 3). The denominator is every original record
+    with at least one claim (empty ones are skipped, as in the leakage report); an unlinked record
+    counts as a miss."""
     from textleak.adversary import select_aux_indices
     from textleak.cache import DiskCache
     from textleak.claims import atomize_records, make_atomizer
@@ -130,11 +131,14 @@ def linkage_rates(
     pool = [s if s is not None else "" for s in sanitized]
     link = make_linker(linker)
     link.fit(pool, atomize_records(pool, atomizer, cache=cache) if link.needs_claims else None)
+    scored = [i for i, c in enumerate(claims) if c]  # an empty original has nothing to link with
+    if not scored:
+        raise ValueError("no original record has any claim: nothing to link")
     out = {}
     for strategy in strategies:
         aux = select_aux_indices([len(c) for c in claims], k=k, strategy=strategy, seed=seed)
-        links = link.link([[claims[i][j] for j in aux[i]] for i in range(len(originals))])
-        out[strategy] = sum(1 for i, l in enumerate(links) if l.index == i) / len(originals)
+        links = link.link([[claims[i][j] for j in aux[i]] for i in scored])
+        out[strategy] = sum(1 for i, l in zip(scored, links) if l.index == i) / len(scored)
     return out
 
 
@@ -218,6 +222,7 @@ def run_study(cfg: StudyConfig, resume: bool = True, progress: bool = True) -> d
                 originals, sanitized, original_ids=ids, alignment="index", judge=cfg.judge,
                 llm=_judge_llm(cfg), judge_options=cfg.judge_options, linker=cfg.linker, k=cfg.k,
                 aux_strategy=cfg.aux_strategy, seed=cfg.seed, bootstrap=cfg.bootstrap, progress=progress,
+                empty_originals="skip",  # reported as skipped; MedQA has items whose whole vignette is the question
             )
             report.write(sdir)
             summary, rec_rows = report.summary(), [r.to_dict() for r in report.records]

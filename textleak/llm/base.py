@@ -91,6 +91,7 @@ class LanguageModel(ABC):
     ``_``, which pickling drops and the backend reloads lazily."""
 
     backend: str = "abstract"
+    cache_chunk: int = 64  # prompts per backend call; each finished chunk is saved to the cache
     model_name: str = ""
     cache: DiskCache | None = None
 
@@ -163,23 +164,27 @@ class LanguageModel(ABC):
         uniq = [i for i in todo if first.setdefault(keys[i], i) == i]
         if uniq:
             logger.debug("%s: %d cached, %d to generate", self.model_name, len(norm) - len(todo), len(uniq))
+        failed: int | None = None
+        # chunks are cached as they finish, so an interrupted or failed run keeps what it computed
+        for start in range(0, len(uniq), self.cache_chunk):
+            chunk = uniq[start : start + self.cache_chunk]
             try:
-                outs = self._generate([norm[i] for i in uniq], params, [seeds[i] for i in uniq])
+                outs = self._generate([norm[i] for i in chunk], params, [seeds[i] for i in chunk])
             except PromptError as e:
-                raise PromptError(uniq[e.index], e.problem) from None
+                raise PromptError(chunk[e.index], e.problem) from None
             fresh = {}
-            for i, out in zip(uniq, outs):
+            for i, out in zip(chunk, outs):
                 out = list(out)
                 if len(out) != params.n:
                     raise LLMError(f"backend returned {len(out)} samples for prompt {i}, expected {params.n}")
+                hit[keys[i]] = out
                 if any(o is None for o in out):
-                    if on_error == "raise":
-                        raise LLMError(f"{self.backend}:{self.model_name} failed on prompt {i}")
-                    hit[keys[i]] = out
+                    failed = i if failed is None else failed
                     continue
                 fresh[keys[i]] = out
-                hit[keys[i]] = out
             cache.set_many(fresh)
+            if failed is not None and on_error == "raise":
+                raise LLMError(f"{self.backend}:{self.model_name} failed on prompt {failed}")
         return [list(hit[k]) for k in keys]
 
     def score(self, prompts: Sequence[Prompt], choices: Sequence[str] | Sequence[Sequence[str]]) -> list[list[float]]:
@@ -202,12 +207,13 @@ class LanguageModel(ABC):
         hit = cache.get_many(set(keys))
         first: dict[str, int] = {}
         uniq = [i for i, k in enumerate(keys) if k not in hit and first.setdefault(k, i) == i]
-        if uniq:
+        for start in range(0, len(uniq), self.cache_chunk):
+            chunk = uniq[start : start + self.cache_chunk]
             try:
-                outs = self._score([norm[i] for i in uniq], [per_prompt[i] for i in uniq])
+                outs = self._score([norm[i] for i in chunk], [per_prompt[i] for i in chunk])
             except PromptError as e:
-                raise PromptError(uniq[e.index], e.problem) from None
-            fresh = {keys[i]: [float(x) for x in out] for i, out in zip(uniq, outs)}
+                raise PromptError(chunk[e.index], e.problem) from None
+            fresh = {keys[i]: [float(x) for x in out] for i, out in zip(chunk, outs)}
             cache.set_many(fresh)
             hit.update(fresh)
         return [list(hit[k]) for k in keys]
