@@ -93,3 +93,27 @@ def test_failed_sanitization_stops_with_a_clear_error(tmp_path):
     originals = _write_jsonl(tmp_path / "orig.jsonl", [{**r, "sanitized": None if r["id"] == "b" else r["text"]} for r in ORIGINALS])
     with pytest.raises(SystemExit, match="sanitized record 1 is missing"):
         main(["evaluate", "--originals", str(originals), "--judge", "lexical", "--output", str(tmp_path / "o"), "--no-progress"])
+
+
+def test_evaluate_with_utility_adds_a_column_and_report_entry(tmp_path, capsys, monkeypatch):
+    """--utility measures the other axis: MedQA accuracy from each sanitized profile."""
+    import json as _json
+
+    from textleak.cli import main as cli_main
+    from textleak.llm import ScriptedLM
+
+    scripted = ScriptedLM(lambda p, i, s: "A", scorer=lambda p, c: 0.0 if c.strip() == "A" else -5.0, name="always-A")
+    monkeypatch.setattr("textleak.utility._lm", lambda llm: scripted)
+    out = tmp_path / "u"
+    assert cli_main(["evaluate", "--limit", "10", "--sanitizer", "identity,remove_all", "--utility", "auto",
+                     "--output", str(out), "--no-progress"]) == 0
+    text = capsys.readouterr().out
+    assert "utility" in text.splitlines()[0]
+    results = _json.loads((out / "report.json").read_text())["results"]
+    from textleak.io import read_records
+    from textleak.data.vignettes import DEMO_PATH
+
+    recs = read_records(str(DEMO_PATH), limit=10)
+    expected = sum(r["answer_idx"] == "A" for r in recs) / 10
+    assert [r["utility"]["value"] for r in results] == [expected, expected]
+    assert all(r["utility"]["task"] == "medqa" for r in results)

@@ -143,23 +143,19 @@ def linkage_rates(
 
 
 def _utility(kind: str, cfg: StudyConfig, records: list[dict[str, Any]], sanitized: list[str | None]) -> dict[str, Any] | None:
-    from textleak import utility
+    """Task utility (and coherence when configured) through :func:`textleak.utility.evaluate_utility`."""
+    from textleak.utility import evaluate_utility
 
+    if kind not in ("medqa", "wildchat"):
+        return None
+    res = evaluate_utility(kind, records, sanitized, cfg.llm, coherence_judge=cfg.coherence, seed=cfg.seed)
+    ci = None
     if kind == "medqa":
-        res = utility.medqa_accuracy(
-            cfg.llm, sanitized, [r["question"] for r in records], [r["options"] for r in records],
-            [r["answer_idx"] for r in records], seed=cfg.seed,
-        )
-        correct = [p == r["answer_idx"] for p, r in zip(res["predictions"], records)]
-        return {"name": "MedQA accuracy", "value": res["accuracy"], "ci95": _bootstrap_accuracy(correct, cfg.bootstrap, cfg.seed),
-                "detail": {k: v for k, v in res.items() if k != "predictions"}}
-    if kind == "wildchat":
-        # the same classifier labels originals and sanitized texts, so its bias cancels in the comparison
-        original = utility.classify_tasks(cfg.llm, [r[cfg.text_column] for r in records], seed=cfg.seed)
-        labels = utility.classify_tasks(cfg.llm, sanitized, seed=cfg.seed)
-        res = utility.category_utility(labels["categories"], original["categories"], seed=cfg.seed)
-        return {"name": "category utility", "value": res.get("utility"), "detail": res}
-    return None
+        correct = [p == r["answer_idx"] for p, r in zip(res["medqa"]["predictions"], records)]
+        ci = _bootstrap_accuracy(correct, cfg.bootstrap, cfg.seed)
+    name = {"medqa": "MedQA accuracy", "wildchat": "category utility"}[kind]
+    detail = {k: v for k, v in res.items() if k not in ("medqa",)}
+    return {"name": name, "value": res["task_utility"], "ci95": ci, "coherence": res.get("coherence"), "detail": detail}
 
 
 def _bootstrap_accuracy(correct: Sequence[bool], n_resamples: int, seed: int) -> list[float] | None:
@@ -244,17 +240,7 @@ def run_study(cfg: StudyConfig, resume: bool = True, progress: bool = True) -> d
             else:
                 util = _utility(kind, cfg, records, raw)
                 _write_json(ufile, util)
-        coherence_value = None
-        if cfg.coherence:
-            cfile = sdir / "coherence.json"
-            if resume and cfile.exists():
-                coh = json.loads(cfile.read_text(encoding="utf-8"))
-            else:
-                from textleak.utility import coherence
-
-                coh = coherence(cfg.llm, raw, domain="wildchat" if kind == "wildchat" else "medqa", seed=cfg.seed)
-                _write_json(cfile, coh)
-            coherence_value = coh.get("mean")
+        coherence_value = util.get("coherence") if util else None
         ci = summary.get("ci95") or {}
         rows.append({
             "sanitizer": name,

@@ -48,6 +48,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     m.add_argument("--unlinked", default="score_empty", choices=["score_empty", "skip"], help="rate an unlinked record's claims as unsupported (default) or leave it out of the mean (released code)")
     m.add_argument("--seed", type=int, default=0)
     m.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples for the 95%% intervals (0 = none)")
+    u = parser.add_argument_group("utility (the other axis of the trade-off)")
+    u.add_argument("--utility", default=None, choices=["auto", "medqa", "wildchat"],
+                   help="also measure task utility of each sanitized set: medqa (accuracy from the sanitized profile), "
+                        "wildchat (task-category chi-square utility), auto (medqa when the records have question/options/answer_idx)")
+    u.add_argument("--utility-llm", default="embedded", help="LLM answering/classifying for --utility (default: embedded)")
+    u.add_argument("--coherence", action="store_true", help="with --utility, also rate coherence 1-5 (appendix C.5)")
     o = parser.add_argument_group("output")
     o.add_argument("--output", default="textleak-evaluate", help="output folder (default: ./textleak-evaluate)")
     o.add_argument("--no-cache", action="store_true", help="do not read or write the claims/ratings caches")
@@ -139,13 +145,19 @@ def _ci(ci: list[float] | None) -> str:
 def format_table(rows: list[dict[str, Any]]) -> str:
     """A plain-text summary table: one row per sanitized set."""
     head = ["sanitizer", "semantic privacy [95% CI]", "lexical privacy", "linkage rate", "records", "claims", "unparsed", "time"]
+    with_utility = any(r.get("utility") for r in rows)
+    if with_utility:
+        head[4:4] = ["utility", "coherence"]
     body = []
     for r in rows:
+        u = r.get("utility") or {}
+        extra = [_fmt(u.get("value")), _fmt(u.get("coherence"), 2)] if with_utility else []
         body.append([
             r["sanitizer"],
             _fmt(r["semantic_privacy"]) + _ci(r["ci95"].get("semantic_privacy")),
             _fmt(r["lexical_privacy"]),
             _fmt(r["linkage_rate"]) if r["linkage_rate"] is not None else "n/a (unaligned)",
+            *extra,
             f"{r['n_records']}" + (f" ({r['n_unlinked']} unlinked)" if r["n_unlinked"] else ""),
             str(r["n_scored_claims"]),
             str(r["unparsed_claims"]),
@@ -229,9 +241,27 @@ def run(args: argparse.Namespace) -> int:
             empty_originals="skip" if args.skip_empty_originals else "error", bootstrap=args.bootstrap,
             use_cache=use_cache, progress=progress,
         )
+        if args.utility and src_ids is None and len(san_texts) == len(originals):
+            from textleak.utility import evaluate_utility
+
+            task = args.utility
+            if task == "auto":
+                if not all(k in originals[0] for k in ("question", "options", "answer_idx")):
+                    raise SystemExit("--utility auto: the originals are not MedQA records (question/options/answer_idx); name the task")
+                task = "medqa"
+            util = evaluate_utility(task, originals, san_texts, args.utility_llm, coherence_judge=args.coherence, seed=args.seed)
+            report_utility = {"task": task, "metric": util["task_metric"], "value": util["task_utility"],
+                              "coherence": util.get("coherence"), "llm": args.utility_llm}
+        elif args.utility:
+            logger.warning("%s: utility needs one sanitized record per original; skipped", name)
+            report_utility = None
+        else:
+            report_utility = None
         safe = "".join(ch if ch.isalnum() or ch in "-_+." else "_" for ch in name)
         report.write_records(out_dir / f"records-{safe}.jsonl")
         row = {"sanitizer": name, **report.summary(), "records_file": f"records-{safe}.jsonl"}
+        if report_utility is not None:
+            row["utility"] = report_utility
         rows.append(row)
     (out_dir / "report.json").write_text(json.dumps({"originals": originals_source, "n_originals": len(texts), "results": rows},
                                                     indent=2, ensure_ascii=False), encoding="utf-8")
