@@ -36,7 +36,7 @@ PROMPTS_DIR = Path(__file__).resolve().parent / "prompts"
 _ABBREVIATIONS = {
     "dr", "mr", "mrs", "ms", "prof", "sr", "jr", "st", "vs", "etc", "e.g", "i.e", "eg", "ie", "approx",
     "no", "fig", "inc", "ltd", "co", "dept", "mt", "min", "max", "hr", "hrs", "wk", "wks", "mo", "yr",
-    "yrs", "u.s", "a.m", "p.m", "cf", "al", "ca",
+    "yrs", "u.s", "a.m", "p.m", "cf", "al", "ca", "ft", "temp",
 }
 _CANDIDATE_BOUNDARY = re.compile(r"([.!?])([\"')\]]*)\s+(?=[\"'(\[]?[A-Z0-9])")
 
@@ -44,7 +44,8 @@ _CANDIDATE_BOUNDARY = re.compile(r"([.!?])([\"')\]]*)\s+(?=[\"'(\[]?[A-Z0-9])")
 def split_sentences(text: str) -> list[str]:
     """Split text into sentences: line breaks always end a sentence; ``.``, ``!`` or ``?`` followed by
     space and an upper-case letter or digit ends one unless the word before is a known abbreviation,
-    a single initial ("J. Smith") or the period is part of a decimal."""
+    a single initial ("J. Smith", but not a unit after a number, "38.5 C.") or the period is part of a
+    decimal. The judges split documents with the same function."""
     out: list[str] = []
     for line in text.splitlines():
         line = line.strip()
@@ -56,7 +57,9 @@ def split_sentences(text: str) -> list[str]:
                 word = re.search(r"(?:^|[\s(])([A-Za-z][A-Za-z.]*)\.$", line[: m.start(1) + 1])
                 if word:
                     w = word.group(1).lower()
-                    if w in _ABBREVIATIONS or (len(w) == 1 and w.isalpha()):
+                    # a single letter is an initial ("J. Smith"), unless it is a unit after a number ("38.5 C.")
+                    initial = len(w) == 1 and w.isalpha() and not re.search(r"\d\s*$", line[: word.start(1)])
+                    if w in _ABBREVIATIONS or initial:
                         continue
             end = m.end(2)
             sentence = line[start:end].strip()

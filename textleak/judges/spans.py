@@ -5,11 +5,8 @@ from __future__ import annotations
 
 import re
 
-_ABBREVIATIONS = {
-    "dr", "mr", "mrs", "ms", "prof", "st", "vs", "etc", "e.g", "i.e", "approx", "fig", "no", "jr", "sr",
-    "inc", "ltd", "dept", "mt", "ft", "min", "max", "hr", "hrs", "wk", "wks", "mo", "yr", "yrs", "temp",
-}
-_BOUNDARY = re.compile(r"[.!?]+[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
+from textleak.claims import split_sentences  # one sentence splitter for claims, judges and the lexical baseline
+
 _NUMBER = re.compile(r"(?<![\w.])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?!\w)|\d+(?:\.\d+)?")
 _UNITS = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
@@ -23,32 +20,6 @@ _WORD_NUMBER = re.compile(
 )
 # decade words ("twenties", "thirties") are generalisations, not numbers: the word pattern ends at \b
 # after the exact number word, so "twenties" never matches "twenty".
-
-
-def split_sentences(text: str) -> list[str]:
-    """Sentences of ``text``: lines first, then sentence-final punctuation followed by a capital or a
-    digit, skipping common abbreviations ("Dr.", "e.g.") and single-letter initials."""
-    sentences: list[str] = []
-    for line in re.split(r"\n+", text):
-        line = line.strip()
-        if not line:
-            continue
-        start = 0
-        for m in _BOUNDARY.finditer(line):
-            before = line[start : m.start()]
-            last = re.search(r"([A-Za-z][A-Za-z.]*)$", before)
-            if last and last.group(1).lower().rstrip(".") in _ABBREVIATIONS:
-                continue
-            if last and len(last.group(1)) == 1 and not re.search(r"\d\s*\S$", before):
-                continue  # an initial ("J. K. Rowling"), but not a unit after a number ("38.5 C.")
-            piece = line[start : m.end()].strip()
-            if piece:
-                sentences.append(piece)
-            start = m.end()
-        tail = line[start:].strip()
-        if tail:
-            sentences.append(tail)
-    return sentences
 
 
 def word_windows(sentence: str, size: int = 8, stride: int = 4) -> list[str]:
