@@ -44,3 +44,19 @@ class Judge(ABC):
     @abstractmethod
     def describe(self) -> dict[str, Any]:
         """Judge name, model and settings: every report carries it."""
+
+
+def threshold_rating(similarity: float | None, t1: float, t2: float, cap: int, measure: str, span: str | None) -> ClaimRating:
+    """Rating of a claim from its best span's similarity: >= t1 same (1), >= t2 similar (2), else 3.
+
+    ``cap`` is the best rating the number guard allows (1 when the claim's numbers appear in the span).
+    ``similarity`` None means the document was empty: nothing in it supports the claim.
+    """
+    if similarity is None:
+        return ClaimRating(3, normalise(3), OK, {"reason": "empty document"})
+    raw = 1 if similarity >= t1 else 2 if similarity >= t2 else 3
+    rating = max(raw, cap)
+    detail: dict[str, Any] = {measure: similarity, "span": span}
+    if rating != raw:
+        detail["number_guard"] = f"claim numbers missing from the best span: {raw} -> {rating}"
+    return ClaimRating(rating, normalise(rating), OK, detail)

@@ -24,7 +24,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from textleak.judges.base import OK, ClaimRating, Judge, normalise
+from textleak.judges.base import ClaimRating, Judge, threshold_rating
 from textleak.judges.spans import extract_numbers, split_sentences
 
 logger = logging.getLogger(__name__)
@@ -160,19 +160,6 @@ class EmbeddingJudge(Judge):
 
     def rate(self, claims: Sequence[Sequence[str]], documents: Sequence[str], seeds: Sequence[int] | None = None) -> list[list[ClaimRating]]:
         """Deterministic: ``seeds`` is accepted for the contract and unused."""
-        results: list[list[ClaimRating]] = []
-        for rows in self.match(claims, documents):
-            rated = []
-            for row in rows:
-                s = row["similarity"]
-                if s is None:
-                    rated.append(ClaimRating(3, normalise(3), OK, {"reason": "empty document"}))
-                    continue
-                raw = 1 if s >= self.t1 else 2 if s >= self.t2 else 3
-                rating = max(raw, row["cap"])
-                detail = {"similarity": s, "span": row["span"]}
-                if rating != raw:
-                    detail["number_guard"] = f"claim numbers missing from the best span: {raw} -> {rating}"
-                rated.append(ClaimRating(rating, normalise(rating), OK, detail))
-            results.append(rated)
-        return results
+        return [[threshold_rating(row["similarity"], self.t1, self.t2, row["cap"], "similarity", row["span"]) for row in rows]
+                for rows in self.match(claims, documents)]
+

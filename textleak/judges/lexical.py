@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from textleak.judges.base import OK, ClaimRating, Judge, normalise
+from textleak.judges.base import ClaimRating, Judge, threshold_rating
 from textleak.judges.embedding import check_pairs, number_cap
 from textleak.judges.spans import document_spans, extract_numbers
 
@@ -102,16 +102,6 @@ class LexicalJudge(Judge):
 
     def rate(self, claims: Sequence[Sequence[str]], documents: Sequence[str], seeds: Sequence[int] | None = None) -> list[list[ClaimRating]]:
         """Deterministic: ``seeds`` is accepted for the contract and unused."""
-        results = []
-        for rows in self.match(claims, documents):
-            rated = []
-            for row in rows:
-                r = row["similarity"]
-                if r is None:
-                    rated.append(ClaimRating(3, normalise(3), OK, {"reason": "empty document"}))
-                    continue
-                raw = 1 if r >= self.t1 else 2 if r >= self.t2 else 3
-                rating = max(raw, row["cap"])
-                rated.append(ClaimRating(rating, normalise(rating), OK, {"rouge_l_recall": r, "span": row["span"]}))
-            results.append(rated)
-        return results
+        return [[threshold_rating(row["similarity"], self.t1, self.t2, row["cap"], "rouge_l_recall", row["span"]) for row in rows]
+                for rows in self.match(claims, documents)]
+

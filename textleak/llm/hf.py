@@ -33,7 +33,6 @@ Design choices, each pinned by a test:
 from __future__ import annotations
 
 import copy
-import inspect
 import logging
 import os
 import re

@@ -7,7 +7,7 @@ parsing can be tested exactly, offline and in milliseconds.
 from __future__ import annotations
 
 import hashlib
-from typing import Callable, Sequence
+from typing import Callable
 
 from textleak.cache import DiskCache
 from textleak.llm.base import GenerationParams, LanguageModel
