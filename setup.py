@@ -60,18 +60,9 @@ extras = {
 extras["all"] = sorted({d for deps in extras.values() for d in deps})
 extras["test"] = ["pytest>=8", "pytest-timeout", "rank-bm25", "selenium"]
 
-sanitizer_entry_points = [
-    "identity = sanitizers.record:Identity",
-    "remove_all = sanitizers.record:RemoveAll",
-    "presidio = sanitizers.presidio:PresidioScrubber",
-    "llm_anonymizer = sanitizers.llm:LLMAnonymizer",
-    "sanitize_paraphrase = sanitizers.llm:SanitizeParaphrase",
-    "span_abstraction = sanitizers.llm:SpanAbstraction",
-    "santext = sanitizers.word_dp:SanText",
-    "santext+ = sanitizers.word_dp:SanTextPlus",
-    "custext = sanitizers.word_dp:CusText",
-    "custext+ = sanitizers.word_dp:CusTextPlus",
-]
+# The built-in sanitizers register themselves by decorator; this one entry point names their package
+# (third-party packages add their own entry point to a module or a Sanitizer class).
+sanitizer_entry_points = ["textleak-builtin = sanitizers"]
 
 setup(
     name="textleak",

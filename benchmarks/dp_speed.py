@@ -52,7 +52,7 @@ def main() -> None:
     from textleak.commands.attack import read_texts
     from textleak.dp import build_mechanism, count_words
     from textleak.dp.santext import santext_loop_reference
-    from textleak.sanitization import record_seed
+    from textleak.text.seeds import record_seed
     from textleak.word_embeddings import WordEmbeddings
 
     texts = read_texts(str(DATA), "sentence")

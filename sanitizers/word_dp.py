@@ -25,7 +25,8 @@ import json
 from typing import Any, Sequence
 
 from textleak.dp import build_mechanism, count_words
-from textleak.sanitization import STATUS_OK, SanitizeResult, Sanitizer, screen_text
+from textleak.registry import sanitizers
+from textleak.sanitize.base import STATUS_OK, SanitizeResult, Sanitizer, screen_text
 from textleak.word_embeddings import WordEmbeddings
 
 
@@ -109,6 +110,7 @@ class _WordDP(Sanitizer):
         return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in config.items())})"
 
 
+@sanitizers.register("santext+")
 class SanTextPlus(_WordDP):
     """SANTEXT+ (Yue et al. 2021): sensitive words (least frequent ``sensitive_fraction`` of the
     vocabulary) always resampled by the exponential mechanism over Euclidean distance; others with
@@ -132,6 +134,7 @@ class SanTextPlus(_WordDP):
                 "off_by_one": self.off_by_one}
 
 
+@sanitizers.register("santext")
 class SanText(SanTextPlus):
     """SANTEXT: every embedded word is sensitive (SANTEXT+ with ``sensitive_fraction=1``)."""
 
@@ -142,6 +145,7 @@ class SanText(SanTextPlus):
         super().__init__(epsilon, p=1.0, sensitive_fraction=1.0, oov_policy=oov_policy, **kwargs)
 
 
+@sanitizers.register("custext+")
 class CusTextPlus(_WordDP):
     """CUSTEXT+ (Chen et al. 2023): each word resampled within its K-word output set; stop words kept.
     ``strategy="conservative"`` (default; eps-DP within each cluster) or ``"aggressive"`` (Tong et
@@ -172,6 +176,7 @@ class CusTextPlus(_WordDP):
                 "consistent_within_record": self.consistent_within_record}
 
 
+@sanitizers.register("custext")
 class CusText(CusTextPlus):
     """CUSTEXT: as CUSTEXT+ but stop words are perturbed too."""
 

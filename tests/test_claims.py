@@ -5,7 +5,10 @@ from __future__ import annotations
 import pytest
 
 from textleak.cache import DiskCache
-from textleak.claims import LLMAtomizer, RuleAtomizer, atomize_records, load_demos, parse_claims, split_sentences
+from textleak.atomizers.llm import LLMAtomizer, load_demos, parse_claims
+from textleak.atomizers.rules import RuleAtomizer
+from textleak.leakage.atomize import atomize_records
+from textleak.text import split_sentences
 from textleak.llm import ScriptedLM
 
 

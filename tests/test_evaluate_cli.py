@@ -37,8 +37,8 @@ def test_demo_run_identity_and_remove_all(tmp_path, capsys):
     assert len(lines) == 12
     rec = lines[0]
     assert rec["linked_id"] == rec["id"] and rec["correct_link"] is True and rec["link_score"] > 0
-    assert len(rec["known_claims"]) == 3 and sum(c["aux"] for c in rec["claims"]) == 3
-    assert all("rating" in c for c in rec["claims"] if not c["aux"])
+    assert len(rec["known_claims"]) == 3 and sum(c["known"] for c in rec["claims"]) == 3
+    assert all("rating" in c for c in rec["claims"] if not c["known"])
 
 
 def test_separate_sanitized_file_with_missing_record(tmp_path, capsys):

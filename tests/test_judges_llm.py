@@ -8,7 +8,8 @@ import re
 import numpy as np
 import pytest
 
-from textleak.judges import LLMJudge, make_judge, majority_vote, majority_vote_distribution, parse_ratings
+from textleak.judges import make_judge
+from textleak.judges.llm import LLMJudge, majority_vote, majority_vote_distribution, parse_ratings
 from textleak.judges.llm import LABEL_CHOICES, build_logprob_prompt, build_messages, derive_seed, label_probabilities
 from textleak.llm import ScriptedLM
 
@@ -214,10 +215,10 @@ def test_make_judge_and_describe():
     lm = ScriptedLM(lambda p, i, s: "x")
     judge = make_judge("llm", llm=lm, mode="logprob", n=5, domain="wildchat")
     d = judge.describe()
-    assert (d["judge"], d["mode"], d["n"], d["domain"], d["llm"]["backend"]) == ("llm", "logprob", 5, "wildchat", "scripted")
+    assert (d["name"], d["mode"], d["n"], d["domain"], d["llm"]["backend"]) == ("llm", "logprob", 5, "wildchat", "scripted")
     assert make_judge("llm").llm == "embedded"  # lazy: nothing loaded yet
-    assert make_judge().describe()["judge"] == "embedding"
-    assert make_judge("lexical").describe()["judge"] == "lexical"
+    assert make_judge().describe()["name"] == "embedding"
+    assert make_judge("lexical").describe()["name"] == "lexical"
     with pytest.raises(ValueError, match="unknown judge"):
         make_judge("oracle")
     with pytest.raises(ValueError):

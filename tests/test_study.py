@@ -8,6 +8,8 @@ import pytest
 
 from textleak.cli import main
 from textleak.llm import ScriptedLM
+from textleak.leakage import LeakageConfig
+from textleak.registry import sanitizers
 from textleak.study import StudyConfig, load_study_records, run_study
 
 
@@ -18,7 +20,7 @@ def _always_a():
 
 def test_study_rows_utility_and_resume(tmp_path, monkeypatch):
     cfg = StudyConfig(dataset="demo", limit=16, sanitizers=["identity", "remove_all"], llm=_always_a(),
-                      output=str(tmp_path / "study"), bootstrap=200)
+                      output=str(tmp_path / "study"), leakage=LeakageConfig(bootstrap=200))
     result = run_study(cfg, progress=False)
     _, records = load_study_records(cfg)
     expected_acc = sum(r["answer_idx"] == "A" for r in records) / len(records)
@@ -33,8 +35,8 @@ def test_study_rows_utility_and_resume(tmp_path, monkeypatch):
         assert lo <= expected_acc <= hi
     # drill-down: identity links every record to itself and shows the original text beside it
     first = result["records"]["identity"][0]
-    assert first["linked_text"] == first["original"] and first["aux_claims"]
-    assert all(not c.get("aux") for c in first["claims"])
+    assert first["linked_text"] == first["original"] and first["known_claims"]
+    assert all(not c.get("known") for c in first["claims"])
     page = (tmp_path / "study" / "report.html").read_text()
     assert page.count("<details class='record'>") == 32
 
@@ -42,7 +44,7 @@ def test_study_rows_utility_and_resume(tmp_path, monkeypatch):
     def boom(*a, **k):
         raise AssertionError("stage recomputed on resume")
 
-    monkeypatch.setattr("textleak.sanitization.create_sanitizer", boom)
+    monkeypatch.setattr("textleak.sanitize.create_sanitizer", boom)
     monkeypatch.setattr("textleak.leakage.evaluate_leakage", boom)
     again = run_study(cfg, progress=False)
     assert [r["semantic_privacy"] for r in again["rows"]] == [r["semantic_privacy"] for r in result["rows"]]
@@ -50,7 +52,7 @@ def test_study_rows_utility_and_resume(tmp_path, monkeypatch):
 
 def test_interrupted_stage_file_is_not_taken_for_finished(tmp_path):
     cfg = StudyConfig(dataset="demo", limit=6, sanitizers=["identity"], utility=False, linkage_ablation=False,
-                      output=str(tmp_path / "s"), bootstrap=100)
+                      output=str(tmp_path / "s"), leakage=LeakageConfig(bootstrap=100))
     (tmp_path / "s" / "identity").mkdir(parents=True)
     (tmp_path / "s" / "identity" / "sanitized.tmp").write_text('{"id": "0", "sanitized": "half')  # a crash mid-write
     result = run_study(cfg, progress=False)
@@ -85,7 +87,7 @@ def test_study_report_drilldown_in_browser(tmp_path):
     from _browser import chromium
 
     cfg = StudyConfig(dataset="demo", limit=5, sanitizers=["identity", "remove_all"], utility=False,
-                      output=str(tmp_path / "b"), bootstrap=100)
+                      output=str(tmp_path / "b"), leakage=LeakageConfig(bootstrap=100))
     run_study(cfg, progress=False)
     with chromium() as driver:
         driver.get((tmp_path / "b" / "report.html").as_uri())
@@ -94,12 +96,12 @@ def test_study_report_drilldown_in_browser(tmp_path):
         record.find_element("tag name", "summary").click()
         claims = record.find_elements("css selector", "ul.claims li.claim")
         assert claims and all(c.is_displayed() for c in claims)
-        assert record.find_element("css selector", "ul.aux li").is_displayed()
+        assert record.find_element("css selector", "ul.known li").is_displayed()
 
 
 def test_failed_records_count_as_leaked_not_private(tmp_path, monkeypatch):
     """A sanitizer that fails on every record must not look private: failures are released as-is."""
-    from textleak.sanitization import SanitizeResult, Sanitizer
+    from textleak.sanitize.base import SanitizeResult, Sanitizer
 
     class AlwaysFails(Sanitizer):
         name = "always_fails"
@@ -107,9 +109,9 @@ def test_failed_records_count_as_leaked_not_private(tmp_path, monkeypatch):
         def sanitize_batch(self, texts, seeds):
             return [SanitizeResult(None, "llm_error") for _ in texts]
 
-    monkeypatch.setattr("textleak.sanitization.create_sanitizer", lambda name, **kw: AlwaysFails())
+    monkeypatch.setitem(sanitizers._items, "always_fails", AlwaysFails)  # registered for this test only
     cfg = StudyConfig(dataset="demo", limit=8, sanitizers=["always_fails"], llm=_always_a(), linkage_ablation=False,
-                      output=str(tmp_path / "f"), bootstrap=100)
+                      output=str(tmp_path / "f"), leakage=LeakageConfig(bootstrap=100))
     row = run_study(cfg, progress=False)["rows"][0]
     assert row["failed_records"] == 8
     assert row["semantic_privacy"] < 0.3 and row["linkage_rate"] >= 0.9  # judged as the originals

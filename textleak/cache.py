@@ -13,7 +13,7 @@ import os
 import sqlite3
 import threading
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable, Sequence
 
 CACHE_ENV = "TEXTLEAK_CACHE_DIR"
 
@@ -160,3 +160,52 @@ class DiskCache:
 
     def __repr__(self) -> str:
         return f"DiskCache({self.name!r}, path={str(self.path)!r})"
+
+
+def cached_map(
+    keys: Sequence[str],
+    compute: Callable[[list[int]], Sequence[Any]],
+    cache: "DiskCache | None",
+    *,
+    chunk_size: int = 64,
+    keep: Callable[[Any], bool] | None = None,
+    after_chunk: Callable[[list[int], list[Any]], None] | None = None,
+    progress: bool = False,
+    desc: str = "",
+    unit: str = "it",
+) -> list[Any]:
+    """The one get / dedupe / chunk / compute / set loop every cached stage uses.
+
+    ``keys[i]`` identifies item i's value. Values found in ``cache`` are reused; the rest are computed
+    by ``compute(positions)`` (one value per position, in order) in chunks of ``chunk_size``, items with
+    equal keys computed once. Each finished chunk is written to the cache before the next starts, so an
+    interrupted or failed run keeps what it computed. Values for which ``keep(value)`` is False
+    (failures, unparsed answers) are returned but never cached, so a rerun retries them.
+    ``after_chunk(positions, values)`` runs after a chunk is saved (e.g. to raise on a failure).
+    """
+    values: dict[str, Any] = cache.get_many(set(keys)) if cache is not None else {}
+    first: dict[str, int] = {}
+    todo = [i for i, k in enumerate(keys) if k not in values and first.setdefault(k, i) == i]
+    if todo:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=len(todo), desc=desc or None, unit=unit, disable=not progress, leave=False)
+        try:
+            for start in range(0, len(todo), max(1, chunk_size)):
+                chunk = todo[start : start + max(1, chunk_size)]
+                computed = list(compute(chunk))
+                if len(computed) != len(chunk):
+                    raise RuntimeError(f"{desc or 'compute'} returned {len(computed)} values for {len(chunk)} items")
+                fresh = {}
+                for i, value in zip(chunk, computed):
+                    values[keys[i]] = value
+                    if keep is None or keep(value):
+                        fresh[keys[i]] = value
+                if cache is not None:
+                    cache.set_many(fresh)
+                if after_chunk is not None:
+                    after_chunk(chunk, computed)
+                bar.update(len(chunk))
+        finally:
+            bar.close()
+    return [values[k] for k in keys]

@@ -18,39 +18,53 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from textleak._version import __version__
+from textleak.leakage.config import LeakageConfig
 
 logger = logging.getLogger(__name__)
 
 DEMO_DATA = Path(__file__).parent / "data" / "demo_medqa.jsonl"
 
 
+def _sanitizer_names() -> list[str]:
+    from textleak.registry import sanitizers
+
+    return sanitizers.names()
+
+
 @dataclass
 class StudyConfig:
-    """Everything a study depends on (also the YAML config of ``textleak study --config``)."""
+    """Everything a study depends on (also the YAML config of ``textleak study --config``; the
+    ``leakage`` section holds :class:`~textleak.leakage.LeakageConfig`'s fields)."""
 
-    dataset: str = "demo"  # "demo", a textleak dataset name ("medqa", "wildchat"), or a data file
-    config: str | None = None  # dataset config
-    split: str | None = None
-    data_files: str | None = None  # local file(s) for the dataset builder
-    text_column: str = "text"
-    limit: int | None = None
-    sanitizers: list[str] = field(default_factory=lambda: ["identity", "presidio", "remove_all"])
-    sanitizer_options: dict[str, dict[str, Any]] = field(default_factory=dict)
-    llm: str = "embedded"  # for LLM sanitizers and utility
-    judge: str = "embedding"
-    judge_llm: str | None = None  # for judge="llm"; defaults to ``llm``
-    judge_options: dict[str, Any] = field(default_factory=dict)
-    linker: str = "bm25"
-    k: int = 3
-    aux_strategy: str = "random"
-    linkage_ablation: bool = True
-    utility: bool = True
-    coherence: bool = False
-    dp_sweep: dict[str, str] = field(default_factory=dict)  # epsilon -> synthetic data file (JSONL with "text")
-    seed: int = 0
-    bootstrap: int = 1000
-    output: str = "textleak-study"
-    drilldown_limit: int = 50
+    dataset: str = field(default="demo", metadata={"help": "'demo' (bundled), a dataset name (medqa, wildchat, ...) or a data file"})
+    config: str | None = field(default=None, metadata={"help": "dataset config (e.g. fixture, pupa_tnb)", "flag": "--dataset-config"})
+    split: str | None = field(default=None, metadata={"help": "dataset split"})
+    data_files: str | None = field(default=None, metadata={"help": "local file(s) for the dataset, e.g. ../shared/data/medqa/sampled_50.jsonl"})
+    text_column: str = field(default="text", metadata={"help": "the private text column"})
+    limit: int | None = field(default=None, metadata={"help": "use only the first N records"})
+    sanitizers: list[str] = field(default_factory=lambda: ["identity", "presidio", "remove_all"], metadata={
+        "help": "comma-separated registered sanitizer names", "cli": False})
+    sanitizer_options: dict[str, dict[str, Any]] = field(default_factory=dict, metadata={"help": "options per sanitizer", "cli": False})
+    llm: str = field(default="embedded", metadata={"help": "LLM spec for LLM sanitizers and utility"})
+    linkage_ablation: bool = field(default=True, metadata={"help": "correct-linkage rate with first / random / last known claims"})
+    utility: bool = field(default=True, metadata={"help": "measure task utility"})
+    coherence: bool = field(default=False, metadata={"help": "also rate coherence 1-5 with --llm"})
+    dp_sweep: dict[str, str] = field(default_factory=dict, metadata={
+        "help": "epsilon -> synthetic data file (JSONL with 'text') to place on the DP sweep plot", "cli": False})
+    output: str = field(default="textleak-study", metadata={"help": "output folder"})
+    drilldown_limit: int = field(default=50, metadata={"help": "records per sanitizer in the report's drill-down"})
+    leakage: LeakageConfig = field(default_factory=LeakageConfig, metadata={"help": "the leakage pipeline's options", "cli": False})
+
+    def __post_init__(self) -> None:
+        if isinstance(self.leakage, dict):
+            self.leakage = LeakageConfig(**self.leakage)
+        if isinstance(self.sanitizers, str):
+            self.sanitizers = [x.strip() for x in self.sanitizers.split(",") if x.strip()]
+
+    @property
+    def judge_llm(self) -> str | None:
+        """The LLM of an LLM judge: the leakage section's, else the study's ``llm``."""
+        return self.leakage.llm if self.leakage.llm is not None else self.llm
 
     @classmethod
     def from_yaml(cls, path: str | Path, **overrides: Any) -> "StudyConfig":
@@ -60,10 +74,9 @@ class StudyConfig:
         unknown = sorted(set(data) - set(cls.__dataclass_fields__))
         if unknown:
             raise ValueError(f"{path}: unknown study settings {unknown}; known: {sorted(cls.__dataclass_fields__)}")
+        leakage = {**(data.pop("leakage", None) or {}), **(overrides.pop("leakage", None) or {})}
         data.update({k: v for k, v in overrides.items() if v is not None})
-        if isinstance(data.get("sanitizers"), str):
-            data["sanitizers"] = [s.strip() for s in data["sanitizers"].split(",") if s.strip()]
-        return cls(**data)
+        return cls(**data, leakage=LeakageConfig(**leakage))
 
 
 def load_study_records(cfg: StudyConfig) -> tuple[str, list[dict[str, Any]]]:
@@ -110,34 +123,33 @@ def linkage_rates(
     originals: Sequence[str],
     sanitized: Sequence[str],
     strategies: Sequence[str] = ("first", "random", "last"),
-    k: int = 3,
-    linker: str = "bm25",
-    seed: int = 0,
+    config: LeakageConfig | None = None,
 ) -> dict[str, float]:
     """Correct-linkage rate of one-to-one sanitized records with the first / random / last ``k``
-    claims as the adversary's knowledge (seed 000 table 3). The denominator is every original record
-    with at least one claim (empty ones are skipped, as in the leakage report); an unlinked record
-    counts as a miss."""
-    from textleak.adversary import select_aux_indices
+    claims as the adversary's knowledge (seed 000 table 3), with the configured atomizer and linker.
+    The denominator is every original record with at least one claim (empty ones are skipped, as in
+    the leakage report); an unlinked record counts as a miss."""
+    from textleak.leakage.atomize import atomize_records, atomizer_for
+    from textleak.leakage.knowledge import select_known_indices
+    from textleak.leakage.link import linker_for
     from textleak.cache import DiskCache
-    from textleak.claims import atomize_records, make_atomizer
-    from textleak.linking import make_linker
 
+    config = config or LeakageConfig()
     if len(originals) != len(sanitized):
         raise ValueError(f"linkage rates need one sanitized record per original ({len(sanitized)} vs {len(originals)})")
-    atomizer = make_atomizer("rules")
-    cache = DiskCache("claims")
+    atomizer = atomizer_for(config)
+    cache = DiskCache("claims", enabled=config.use_cache)
     claims = atomize_records(list(originals), atomizer, cache=cache)
     pool = [s if s is not None else "" for s in sanitized]
-    link = make_linker(linker)
+    link = linker_for(config)
     link.fit(pool, atomize_records(pool, atomizer, cache=cache) if link.needs_claims else None)
     scored = [i for i, c in enumerate(claims) if c]  # an empty original has nothing to link with
     if not scored:
         raise ValueError("no original record has any claim: nothing to link")
     out = {}
     for strategy in strategies:
-        aux = select_aux_indices([len(c) for c in claims], k=k, strategy=strategy, seed=seed)
-        links = link.link([[claims[i][j] for j in aux[i]] for i in scored])
+        known = select_known_indices([len(c) for c in claims], k=config.k, strategy=strategy, seed=config.seed)
+        links = link.link([[claims[i][j] for j in known[i]] for i in scored])
         out[strategy] = sum(1 for i, l in zip(scored, links) if l.index == i) / len(scored)
     return out
 
@@ -148,11 +160,11 @@ def _utility(kind: str, cfg: StudyConfig, records: list[dict[str, Any]], sanitiz
 
     if kind not in ("medqa", "wildchat"):
         return None
-    res = evaluate_utility(kind, records, sanitized, cfg.llm, coherence_judge=cfg.coherence, seed=cfg.seed)
+    res = evaluate_utility(kind, records, sanitized, cfg.llm, coherence_judge=cfg.coherence, seed=cfg.leakage.seed)
     ci = None
     if kind == "medqa":
         correct = [p == r["answer_idx"] for p, r in zip(res["medqa"]["predictions"], records)]
-        ci = _bootstrap_accuracy(correct, cfg.bootstrap, cfg.seed)
+        ci = _bootstrap_accuracy(correct, cfg.leakage.bootstrap, cfg.leakage.seed)
     name = {"medqa": "MedQA accuracy", "wildchat": "category utility"}[kind]
     detail = {k: v for k, v in res.items() if k not in ("medqa",)}
     return {"name": name, "value": res["task_utility"], "ci95": ci, "coherence": res.get("coherence"), "detail": detail}
@@ -167,11 +179,10 @@ def _bootstrap_accuracy(correct: Sequence[bool], n_resamples: int, seed: int) ->
 def run_study(cfg: StudyConfig, resume: bool = True, progress: bool = True) -> dict[str, Any]:
     """Run every stage for every sanitizer (skipping finished stages when ``resume``) and write the
     report; returns the study result (the schema of :mod:`textleak.report`)."""
-    from datasets import Dataset
-
+    from textleak import sanitize
     from textleak.leakage import evaluate_leakage
+    from textleak.registry import sanitizers as sanitizer_registry
     from textleak.report import write_report
-    from textleak.sanitization import apply_sanitizer, create_sanitizer
 
     out = Path(cfg.output)
     out.mkdir(parents=True, exist_ok=True)
@@ -192,14 +203,13 @@ def run_study(cfg: StudyConfig, resume: bool = True, progress: bool = True) -> d
             san_rows = _read_jsonl(san_file)
         else:
             opts = dict(cfg.sanitizer_options.get(name, {}))
-            sanitizer = create_sanitizer(name, **opts)
-            if "llm" in sanitizer.get_config() and "llm" not in opts:
-                sanitizer = create_sanitizer(name, llm=cfg.llm, **opts)
+            if getattr(sanitizer_registry.get(name), "needs_llm", False):
+                opts.setdefault("llm", cfg.llm)
+            sanitizer = sanitize.create_sanitizer(name, **opts)
             if sanitizer.requires_fit:  # e.g. SANTEXT's word frequencies come from the private corpus
                 sanitizer.fit(originals)
-            ds = apply_sanitizer(Dataset.from_dict({"id": ids, "text": originals}), sanitizer, text_column="text")
-            san_rows = [{"id": i, "sanitized": s, "status": st} for i, s, st in
-                        zip(ds["id"], ds[sanitizer.output_column], ds[sanitizer.status_column])]
+            results = sanitize.run_sanitizer(sanitizer, originals, use_cache=cfg.leakage.use_cache, progress=progress)
+            san_rows = [{"id": i, "sanitized": r.text, "status": r.status} for i, r in zip(ids, results)]
             _write_jsonl(san_file, san_rows)
         failed = sum(1 for r in san_rows if r["sanitized"] is None)
         if failed:
@@ -207,7 +217,7 @@ def run_study(cfg: StudyConfig, resume: bool = True, progress: bool = True) -> d
             # never dropped (a dropped record would be judged against some other record and look private)
             logger.warning("%s failed on %d of %d records: they count as released unsanitized", name, failed, len(san_rows))
         raw = [r["sanitized"] for r in san_rows]  # utility counts a failed record as a wrong answer
-        sanitized = [t if t is not None else o for t, o in zip(raw, originals)]
+        sanitized = sanitize.released_texts(originals, raw, on_failure="original", name=name)
         # 2. leakage (failed records are missing from the release, not free privacy)
         rep_file = sdir / "report.json"
         if resume and rep_file.exists() and (sdir / "records.jsonl").exists():
@@ -215,9 +225,7 @@ def run_study(cfg: StudyConfig, resume: bool = True, progress: bool = True) -> d
             rec_rows = _read_jsonl(sdir / "records.jsonl")
         else:
             report = evaluate_leakage(
-                originals, sanitized, original_ids=ids, alignment="index", judge=cfg.judge,
-                llm=_judge_llm(cfg), judge_options=cfg.judge_options, linker=cfg.linker, k=cfg.k,
-                aux_strategy=cfg.aux_strategy, seed=cfg.seed, bootstrap=cfg.bootstrap, progress=progress,
+                originals, sanitized, _leakage_config(cfg, progress), original_ids=ids, alignment="index",
                 empty_originals="skip",  # reported as skipped; MedQA has items whose whole vignette is the question
             )
             report.write(sdir)
@@ -229,7 +237,7 @@ def run_study(cfg: StudyConfig, resume: bool = True, progress: bool = True) -> d
             if resume and lfile.exists():
                 linkage = json.loads(lfile.read_text(encoding="utf-8"))
             else:
-                linkage = linkage_rates(originals, sanitized, k=cfg.k, linker=cfg.linker, seed=cfg.seed)
+                linkage = linkage_rates(originals, sanitized, config=cfg.leakage)
                 _write_json(lfile, linkage)
         # 4. utility (+ coherence)
         util = None
@@ -265,8 +273,7 @@ def run_study(cfg: StudyConfig, resume: bool = True, progress: bool = True) -> d
     dp_sweep = []
     for eps, path in sorted(cfg.dp_sweep.items(), key=lambda kv: float("inf") if str(kv[0]) in ("inf", "none") else float(kv[0])):
         synth = [r["text"] for r in _read_jsonl(Path(path))]
-        rep = evaluate_leakage(originals, synth, original_ids=ids, alignment="none", judge=cfg.judge,
-                               llm=_judge_llm(cfg), judge_options=cfg.judge_options, linker=cfg.linker, k=cfg.k, seed=cfg.seed, bootstrap=cfg.bootstrap)
+        rep = evaluate_leakage(originals, synth, _leakage_config(cfg, False), original_ids=ids, alignment="none")
         dp_sweep.append({"epsilon": eps, "semantic_privacy": rep.semantic_privacy, "lexical_privacy": rep.lexical_privacy,
                          "n_synthetic": len(synth)})
 
@@ -279,8 +286,9 @@ def run_study(cfg: StudyConfig, resume: bool = True, progress: bool = True) -> d
     return result
 
 
-def _judge_llm(cfg: StudyConfig) -> str | None:
-    return (cfg.judge_llm or cfg.llm) if cfg.judge == "llm" else None
+def _leakage_config(cfg: StudyConfig, progress: bool) -> LeakageConfig:
+    """The study's leakage options; an LLM judge uses the study's ``llm`` unless the section names one."""
+    return cfg.leakage.replace(llm=cfg.judge_llm, progress=progress)
 
 
 def _drill_row(rec: dict[str, Any], originals: Sequence[str], pool: Sequence[str]) -> dict[str, Any]:
@@ -292,6 +300,6 @@ def _drill_row(rec: dict[str, Any], originals: Sequence[str], pool: Sequence[str
         "linked_id": rec.get("linked_id"),
         "linked_text": pool[li] if li is not None else None,
         "link_score": rec.get("link_score"),
-        "aux_claims": rec.get("known_claims", []),
-        "claims": [c for c in rec.get("claims", []) if not c.get("aux")],
+        "known_claims": rec.get("known_claims", []),
+        "claims": [c for c in rec.get("claims", []) if not c.get("known")],
     }

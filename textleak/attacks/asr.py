@@ -45,7 +45,7 @@ def pii_flags(texts: Sequence[str], spans: Sequence[Sequence[tuple[int, int]]], 
               language: str = "en") -> list[list[bool]]:
     """Token flags from Presidio (textleak's shared offline engine): a token is a target when it
     overlaps a detected entity of ``entities`` (seed 001 section 5.3 reconstructs person names)."""
-    from textleak.scrubbing import shared_engine
+    from textleak.sanitize.presidio import shared_engine
 
     found = shared_engine(entities=list(entities), language=language).analyze(list(texts))
     return [[any(a < f.end and f.start < b for f in ents) for a, b in sp] for ents, sp in zip(found, spans)]

@@ -13,7 +13,7 @@ from typing import Sequence
 import numpy as np
 
 from textleak.dp.base import WordMechanism
-from textleak.sanitization import record_seed
+from textleak.text.seeds import record_seed
 
 logger = logging.getLogger(__name__)
 

@@ -10,7 +10,7 @@ from typing import Any, Sequence
 from textleak.attacks.asr import pii_flags, run_attacks, select_targets
 from textleak.attacks.base import AttackData
 from textleak.dp import build_mechanism, count_words
-from textleak.sanitization import record_seed
+from textleak.text.seeds import record_seed
 
 logger = logging.getLogger(__name__)
 

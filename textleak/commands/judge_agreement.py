@@ -19,7 +19,10 @@ logger = logging.getLogger(__name__)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--judge", default="embedding", choices=["embedding", "lexical", "llm"], help="judge to measure (default: embedding)")
+    from textleak.registry import judges
+
+    parser.add_argument("--judge", default="embedding", choices=judges.names(), help="judge to measure (default: embedding)")
+    parser.add_argument("--judge-option", action="append", default=[], metavar="KEY=VALUE", help="judge option, repeatable (JSON values)")
     parser.add_argument("--llm", default=None, help="LLM spec for --judge llm: embedded, hf:<id|path>, openai:<model>@<url> (default: embedded)")
     parser.add_argument("--mode", default="sample", choices=["sample", "logprob"], help="LLM judge mode (default: sample, as the paper)")
     parser.add_argument("--n", type=int, default=3, help="LLM judge samples per prompt / votes (default 3)")
@@ -36,20 +39,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _judge_options(args: argparse.Namespace, domain: str) -> dict:
-    if args.judge != "llm":
-        return {}
-    return {
-        "mode": args.mode, "n": args.n, "temperature": args.temperature, "top_p": args.top_p,
-        "claims_per_prompt": args.claims_per_prompt, "max_retries": args.max_retries, "domain": domain,
-    }
+    from textleak.config import parse_key_values
+    from textleak.registry import judges
+
+    options = {}
+    if judges.get(args.judge).needs_llm:
+        options = {"mode": args.mode, "n": args.n, "temperature": args.temperature, "top_p": args.top_p,
+                   "claims_per_prompt": args.claims_per_prompt, "max_retries": args.max_retries, "domain": domain}
+    return {**options, **parse_key_values(args.judge_option, "--judge-option")}
 
 
 def run(args: argparse.Namespace) -> int:
-    from textleak.agreement import agreement, load_labelled_claims, rate_labelled
+    from textleak.judges.agreement import agreement, load_labelled_claims, rate_labelled
     from textleak.judges import make_judge
 
-    if args.llm is not None and args.judge != "llm":
-        print("--llm only applies to --judge llm", file=sys.stderr)
+    from textleak.registry import judges
+
+    needs_llm = judges.get(args.judge).needs_llm
+    if args.llm is not None and not needs_llm:
+        print(f"--llm does not apply to the {args.judge} judge", file=sys.stderr)
         return 2
     split = args.split or ("test" if args.labels is None else "all")
     try:
@@ -63,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
         print("no labelled claims to measure", file=sys.stderr)
         return 2
     # the LLM judge's demos depend on the domain: rate each domain with its own demos
-    if args.judge == "llm" and args.domain is None:
+    if needs_llm and args.domain is None:
         groups: dict[str, list[int]] = {}
         for i, it in enumerate(items):
             groups.setdefault(it.domain if it.domain in ("medqa", "wildchat") else "medqa", []).append(i)
@@ -72,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
     predicted: list[int | None] = [None] * len(items)
     descriptions = {}
     for domain, idx in groups.items():
-        judge = make_judge(args.judge, llm=(args.llm or "embedded") if args.judge == "llm" else None, **_judge_options(args, domain))
+        judge = make_judge(args.judge, llm=(args.llm or "embedded") if needs_llm else None, **_judge_options(args, domain))
         for i, p in zip(idx, rate_labelled(judge, [items[i] for i in idx], seed=args.seed)):
             predicted[i] = p
         descriptions[domain] = judge.describe()

@@ -37,8 +37,8 @@ from tqdm.auto import tqdm
 
 from textleak.controlled.control_codes import CodedRecord, ControlCode
 from textleak.controlled.fictional import FictionalCodeGenerator, types_of
-from textleak.entity_leakage import find_leaked, unique_entities
-from textleak.sanitization import record_seed
+from textleak.controlled.entity_metrics import find_leaked, unique_entities
+from textleak.text.seeds import record_seed
 
 logger = logging.getLogger(__name__)
 

@@ -40,14 +40,14 @@ import math
 import re
 import statistics
 from functools import lru_cache
-from pathlib import Path
 from typing import Any, Sequence
 
 from textleak.judges.base import OK, UNPARSED, ClaimRating, Judge, normalise
+from textleak.prompts import load_prompt, load_prompt_json
+from textleak.registry import judges
 
 logger = logging.getLogger(__name__)
 
-PROMPTS = Path(__file__).resolve().parent.parent / "prompts"
 PROMPT_VERSION = "c4-chat-v1"
 RATING_NAMES = {1: "Same Information", 2: "Different but Similar Information", 3: "Unsupported"}
 LOGPROB_ANSWER = "**Output**:\n- Claim 1 Similarity Rating: {rating}"
@@ -140,22 +140,16 @@ def derive_seed(*parts: int) -> int:
 
 # ---- prompts ---------------------------------------------------------------------------------------
 @lru_cache(maxsize=None)
-def _read(name: str) -> str:
-    return (PROMPTS / name).read_text(encoding="utf-8").strip()
-
-
-@lru_cache(maxsize=None)
 def load_demos(domain: str) -> tuple[dict, ...]:
     """The in-house in-context demos for ``domain`` ("medqa" or "wildchat")."""
     if domain not in DOMAINS:
         raise ValueError(f"judge domain must be one of {DOMAINS}, got {domain!r}")
-    data = json.loads((PROMPTS / "judge_demos" / f"{domain}.json").read_text(encoding="utf-8"))
-    return tuple(data["demos"])
+    return tuple(load_prompt_json(f"judge_demos/{domain}")["demos"])
 
 
 def format_input(claims: Sequence[str], document: str) -> str:
     lines = "\n".join(f"- Claim {k}: {c}" for k, c in enumerate(claims, 1))
-    return _read("judge_input.txt").format(claims=lines, document=document)
+    return load_prompt("judge_input").format(claims=lines, document=document)
 
 
 def format_output(ratings: Sequence[int], explanations: Sequence[str] | None = None) -> str:
@@ -173,7 +167,7 @@ def build_messages(claims: Sequence[str], document: str, domain: str = "medqa", 
     for i, demo in enumerate(load_demos(domain)):
         user = format_input(demo["claims"], demo["document"])
         if i == 0:
-            user = _read("judge_task.txt") + "\n\n" + user
+            user = load_prompt("judge_task") + "\n\n" + user
         messages.append({"role": "user", "content": user})
         messages.append({"role": "assistant", "content": format_output(demo["ratings"], demo["explanations"] if explanations else None)})
     messages.append({"role": "user", "content": format_input(claims, document)})
@@ -183,15 +177,17 @@ def build_messages(claims: Sequence[str], document: str, domain: str = "medqa", 
 def build_logprob_prompt(claim: str, document: str, domain: str = "medqa") -> list[dict[str, str]]:
     """Single-claim prompt (demos with ratings only) for the scoring of :data:`LABEL_CHOICES`."""
     messages = build_messages([claim], document, domain, explanations=False)
-    messages[-1]["content"] += "\n\n" + _read("judge_logprob_note.txt")
+    messages[-1]["content"] += "\n\n" + load_prompt("judge_logprob_note")
     return messages
 
 
 # ---- the judge --------------------------------------------------------------------------------------
+@judges.register("llm")
 class LLMJudge(Judge):
     """Seed 000's LLM judge; see the module docstring for the two modes."""
 
     name = "llm"
+    needs_llm = True
 
     def __init__(
         self,
@@ -239,14 +235,13 @@ class LLMJudge(Judge):
         return self._lm
 
     def describe(self) -> dict[str, Any]:
-        llm_desc = self.lm.describe() if self._lm is not None or not isinstance(self.llm, str) else {"spec": self.llm}
         out = {
-            "judge": "llm",
+            "name": "llm",
             "mode": self.mode,
             "n": self.n,
             "domain": self.domain,
             "prompt": PROMPT_VERSION,
-            "llm": llm_desc,
+            "llm": self.lm.describe(),  # backend, model and fingerprint: a changed model misses the ratings cache
         }
         if self.mode == "sample":
             out.update(temperature=self.temperature, top_p=self.top_p, claims_per_prompt=self.claims_per_prompt, max_retries=self.max_retries)
@@ -258,30 +253,13 @@ class LLMJudge(Judge):
         return {k: v for k, v in self.__dict__.items() if k != "_lm"} | {"_lm": None}
 
     # ---- rate ---------------------------------------------------------------------------------
-    def rate(self, claims: Sequence[Sequence[str]], documents: Sequence[str], seeds: Sequence[int] | None = None) -> list[list[ClaimRating]]:
-        if len(claims) != len(documents):
-            raise ValueError(f"{len(claims)} claim lists for {len(documents)} documents")
-        seeds = list(range(len(documents))) if seeds is None else [int(s) for s in seeds]
-        if len(seeds) != len(documents):
-            raise ValueError(f"{len(seeds)} seeds for {len(documents)} documents")
-        for i, (cs, doc) in enumerate(zip(claims, documents)):
-            if not isinstance(doc, str):
-                raise TypeError(f"document {i} is {type(doc).__name__}, expected str")
-            if isinstance(cs, str) or any(not isinstance(c, str) for c in cs):
-                raise TypeError(f"claims of document {i} must be a list of strings")
+    def _rate(self, claims: list[list[str]], documents: list[str], seeds: list[int]) -> list[list[ClaimRating]]:
         results: list[list[ClaimRating | None]] = [[None] * len(cs) for cs in claims]
-        todo: list[tuple[int, int]] = []
-        for i, (cs, doc) in enumerate(zip(claims, documents)):
-            for j in range(len(cs)):
-                if not doc.strip():
-                    results[i][j] = ClaimRating(3, normalise(3), OK, {"reason": "empty document"})
-                else:
-                    todo.append((i, j))
-        if todo:
-            if self.mode == "sample":
-                self._rate_sampled(claims, documents, seeds, todo, results)
-            else:
-                self._rate_logprob(claims, documents, todo, results)
+        todo = [(i, j) for i, cs in enumerate(claims) for j in range(len(cs))]
+        if self.mode == "sample":
+            self._rate_sampled(claims, documents, seeds, todo, results)
+        else:
+            self._rate_logprob(claims, documents, todo, results)
         return [list(r) for r in results]  # type: ignore[arg-type]
 
     def _new_tokens(self, n_claims: int) -> int:

@@ -13,7 +13,7 @@ from abc import ABC, abstractmethod
 from dataclasses import asdict, dataclass
 from typing import Any, Sequence, Union
 
-from textleak.cache import DiskCache, content_hash
+from textleak.cache import DiskCache, cached_map, content_hash
 
 logger = logging.getLogger(__name__)
 
@@ -95,6 +95,11 @@ class LanguageModel(ABC):
     model_name: str = ""
     cache: DiskCache | None = None
 
+    @classmethod
+    def from_spec(cls, body: str, **options: Any) -> "LanguageModel":
+        """The backend for the part of an LLM spec after ``<backend>:`` (``hf:<id>`` gives ``<id>``)."""
+        return cls(body, **options)
+
     # ---- to implement -------------------------------------------------------------------------
     @abstractmethod
     def fingerprint(self) -> str:
@@ -156,36 +161,27 @@ class LanguageModel(ABC):
             content_hash("generate", self.backend, fp, p, params.key(), None if params.greedy else s)
             for p, s in zip(norm, seeds)
         ]
-        cache = self._cache()
-        hit = cache.get_many(set(keys))
-        todo = [i for i, k in enumerate(keys) if k not in hit]
-        # identical prompts in one call are computed once
-        first: dict[str, int] = {}
-        uniq = [i for i in todo if first.setdefault(keys[i], i) == i]
-        if uniq:
-            logger.debug("%s: %d cached, %d to generate", self.model_name, len(norm) - len(todo), len(uniq))
-        failed: int | None = None
-        # chunks are cached as they finish, so an interrupted or failed run keeps what it computed
-        for start in range(0, len(uniq), self.cache_chunk):
-            chunk = uniq[start : start + self.cache_chunk]
+
+        def compute(chunk: list[int]) -> list[list[str | None]]:
             try:
-                outs = self._generate([norm[i] for i in chunk], params, [seeds[i] for i in chunk])
+                outs = [list(o) for o in self._generate([norm[i] for i in chunk], params, [seeds[i] for i in chunk])]
             except PromptError as e:
                 raise PromptError(chunk[e.index], e.problem) from None
-            fresh = {}
             for i, out in zip(chunk, outs):
-                out = list(out)
                 if len(out) != params.n:
                     raise LLMError(f"backend returned {len(out)} samples for prompt {i}, expected {params.n}")
-                hit[keys[i]] = out
-                if any(o is None for o in out):
-                    failed = i if failed is None else failed
-                    continue
-                fresh[keys[i]] = out
-            cache.set_many(fresh)
+            return outs
+
+        def raise_on_failure(chunk: list[int], outs: list[list[str | None]]) -> None:
+            failed = next((i for i, out in zip(chunk, outs) if any(o is None for o in out)), None)
             if failed is not None and on_error == "raise":
                 raise LLMError(f"{self.backend}:{self.model_name} failed on prompt {failed}")
-        return [list(hit[k]) for k in keys]
+
+        # chunks are cached as they finish, so an interrupted or failed run keeps what it computed;
+        # failed prompts (None samples) are never cached
+        outs = cached_map(keys, compute, self._cache(), chunk_size=self.cache_chunk,
+                          keep=lambda out: all(o is not None for o in out), after_chunk=raise_on_failure)
+        return [list(o) for o in outs]
 
     def score(self, prompts: Sequence[Prompt], choices: Sequence[str] | Sequence[Sequence[str]]) -> list[list[float]]:
         """Log-probability of each choice as the continuation of each prompt.
@@ -203,20 +199,15 @@ class LanguageModel(ABC):
             raise ValueError("every prompt needs at least one choice")
         fp = self.fingerprint()
         keys = [content_hash("score", self.backend, fp, p, c) for p, c in zip(norm, per_prompt)]
-        cache = self._cache()
-        hit = cache.get_many(set(keys))
-        first: dict[str, int] = {}
-        uniq = [i for i, k in enumerate(keys) if k not in hit and first.setdefault(k, i) == i]
-        for start in range(0, len(uniq), self.cache_chunk):
-            chunk = uniq[start : start + self.cache_chunk]
+
+        def compute(chunk: list[int]) -> list[list[float]]:
             try:
                 outs = self._score([norm[i] for i in chunk], [per_prompt[i] for i in chunk])
             except PromptError as e:
                 raise PromptError(chunk[e.index], e.problem) from None
-            fresh = {keys[i]: [float(x) for x in out] for i, out in zip(chunk, outs)}
-            cache.set_many(fresh)
-            hit.update(fresh)
-        return [list(hit[k]) for k in keys]
+            return [[float(x) for x in out] for out in outs]
+
+        return [list(o) for o in cached_map(keys, compute, self._cache(), chunk_size=self.cache_chunk)]
 
     def __getstate__(self) -> dict:
         """Only the configuration travels (to ``datasets.map`` workers and the fingerprint hasher)."""

@@ -22,6 +22,7 @@ from typing import Any
 
 from textleak.cache import content_hash, model_cache_root
 from textleak.llm.hf import TransformersLM
+from textleak.registry import llm_backends
 
 logger = logging.getLogger(__name__)
 
@@ -108,6 +109,7 @@ def _convert(target: Path, sha: str) -> None:
     logger.warning("converted the embedded model in %.0f s", seconds)
 
 
+@llm_backends.register("embedded")
 class EmbeddedGemma(TransformersLM):
     """Gemma 3 270M (base, Q4_K_M dequantized to float32), offline, through transformers.
 
@@ -121,6 +123,12 @@ class EmbeddedGemma(TransformersLM):
     def __init__(self, **options: Any):
         options.setdefault("model_name", EMBEDDED_NAME)
         super().__init__("embedded", **options)
+
+    @classmethod
+    def from_spec(cls, body: str, **options: Any) -> "EmbeddedGemma":
+        if body:
+            raise ValueError(f"the embedded model takes no name ('embedded', not 'embedded:{body}')")
+        return cls(**options)
 
     def _model_source(self) -> str:
         return str(embedded_model_path())

@@ -42,6 +42,7 @@ from typing import Any, Sequence
 
 from textleak.cache import DiskCache, content_hash, file_hash, model_cache_root
 from textleak.llm.base import GenerationParams, LanguageModel, PromptError
+from textleak.registry import llm_backends
 
 logger = logging.getLogger(__name__)
 
@@ -84,6 +85,7 @@ def _cached_file_hash(path: Path) -> str:
     return got
 
 
+@llm_backends.register("hf")
 class TransformersLM(LanguageModel):
     """A transformers causal LM behind the cached :class:`LanguageModel` interface.
 

@@ -37,6 +37,7 @@ from typing import Any, Sequence
 
 from textleak.cache import DiskCache, content_hash
 from textleak.llm.base import GenerationParams, LanguageModel
+from textleak.registry import llm_backends
 
 logger = logging.getLogger(__name__)
 
@@ -51,6 +52,7 @@ class _RequestFailed(Exception):
         self.status = status
 
 
+@llm_backends.register("openai")
 class OpenAICompatibleLM(LanguageModel):
     """``OpenAICompatibleLM("meta-llama/Llama-3.1-8B-Instruct", "http://localhost:8000/v1")``.
 
@@ -65,6 +67,14 @@ class OpenAICompatibleLM(LanguageModel):
     """
 
     backend = "openai"
+
+    @classmethod
+    def from_spec(cls, body: str, **options: Any) -> "OpenAICompatibleLM":
+        """``<model>@<base_url>``."""
+        if "@" not in body:
+            raise ValueError(f"openai spec must be 'openai:<model>@<base_url>', got 'openai:{body}'")
+        model, base_url = body.split("@", 1)
+        return cls(model=model, base_url=base_url, **options)
 
     def __init__(
         self,

@@ -14,7 +14,7 @@ Study result schema (what :func:`textleak.study.run_study` produces)::
      "dp_sweep": [{"epsilon": float|"inf", "semantic_privacy": ..., "lexical_privacy": ...,
                    "utility": ...}, ...] (optional),
      "records": {sanitizer: [{"id", "original", "linked_id", "linked_text", "link_score",
-                              "aux_claims": [str], "claims": [{"text", "rating", "score", "status"}]}]}}
+                              "known_claims": [str], "claims": [{"text", "rating", "score", "status"}]}]}}
 """
 
 from __future__ import annotations
@@ -171,7 +171,7 @@ def _drilldown(records: dict[str, list[dict[str, Any]]], limit: int) -> str:
                 items.append(
                     f"<li class='claim {cls}'><span class='badge'>{_RATING_LABEL.get(rating, rating)}</span> {html.escape(c['text'])}</li>"
                 )
-            aux = "".join(f"<li>{html.escape(a)}</li>" for a in rec.get("aux_claims", []))
+            known = "".join(f"<li>{html.escape(a)}</li>" for a in rec.get("known_claims", []))
             linked = rec.get("linked_text")
             linked_html = "<em>not linked</em>" if linked is None else (html.escape(linked) or "<em>(empty)</em>")
             parts.append(
@@ -182,7 +182,7 @@ def _drilldown(records: dict[str, list[dict[str, Any]]], limit: int) -> str:
                 f"<div><h4>original</h4><p class='text'>{html.escape(rec.get('original', ''))}</p></div>"
                 f"<div><h4>linked sanitized record (score {_fmt(rec.get('link_score'), 2)})</h4><p class='text'>{linked_html}</p></div>"
                 "</div>"
-                f"<h4>adversary's known claims</h4><ul class='aux'>{aux}</ul>"
+                f"<h4>adversary's known claims</h4><ul class='known'>{known}</ul>"
                 f"<h4>claims judged against the linked record</h4><ul class='claims'>{''.join(items)}</ul>"
                 "</details>"
             )

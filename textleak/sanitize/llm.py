@@ -26,15 +26,14 @@ from __future__ import annotations
 import json
 import logging
 import re
-from functools import lru_cache
-from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from textleak.sanitization import SanitizeResult
+from textleak.prompts import fill, load_prompt
+from textleak.sanitize.base import SanitizeResult
+from textleak.text import sentence_spans
 
 logger = logging.getLogger(__name__)
 
-PROMPT_DIR = Path(__file__).resolve().parent / "prompts"
 DOMAINS = ("medqa", "wildchat")
 MISSING_HASH_POLICIES = ("fail", "empty", "whole")
 
@@ -55,22 +54,6 @@ REFUSAL_PATTERN = re.compile(
 _HASH_LINE = re.compile(r"^[ \t]*#+[ \t]*$", re.MULTILINE)
 _HASH_LINE_START = re.compile(r"^[ \t]*#+[ \t]*", re.MULTILINE)
 HASH_PARSING = ("line", "anywhere")
-
-
-@lru_cache(maxsize=None)
-def load_prompt(name: str) -> str:
-    """The text of ``textleak/prompts/<name>.txt`` (without the final newline)."""
-    path = PROMPT_DIR / f"{name}.txt"
-    if not path.is_file():
-        raise FileNotFoundError(f"prompt template {path} is missing")
-    return path.read_text(encoding="utf-8").rstrip("\n")
-
-
-def fill(template: str, **slots: str) -> str:
-    """Put values into ``{slot}`` markers (plain replacement, so JSON braces in templates are safe)."""
-    for key, value in slots.items():
-        template = template.replace("{" + key + "}", value)
-    return template
 
 
 def check_domain(domain: str) -> str:
@@ -270,21 +253,6 @@ def sanitize_and_paraphrase(
 
 
 # ---- span abstraction ------------------------------------------------------------------------------
-_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+|\n+")
-
-
-def split_sentences(text: str) -> list[tuple[int, int]]:
-    """Character ranges of sentences (a regex splitter: offline, keeps offsets, no NLTK data)."""
-    bounds, start = [], 0
-    for m in _SENTENCE_END.finditer(text):
-        if m.start() > start:
-            bounds.append((start, m.start()))
-        start = m.end()
-    if start < len(text):
-        bounds.append((start, len(text)))
-    return [(a, b) for a, b in bounds if text[a:b].strip()]
-
-
 def merge_adjacent(spans: list[tuple[int, int, str]], sentence: str) -> list[tuple[int, int, str]]:
     """Merge spans of the same type separated only by whitespace (Dou's B-/I- grouping merges
     adjacent spans of one type); overlapping spans are merged whatever their types."""
@@ -310,7 +278,7 @@ def abstract_spans(
 ) -> list[SanitizeResult]:
     """Detect spans per sentence with ``detect`` (sentences -> (start, end, type) per sentence),
     rewrite each span with the LLM, rebuild the record keeping its original whitespace."""
-    sentence_ranges = [split_sentences(t) for t in texts]
+    sentence_ranges = [sentence_spans(t) for t in texts]
     flat = [(ri, a, b) for ri, ranges in enumerate(sentence_ranges) for a, b in ranges]
     detected = detect([texts[ri][a:b] for ri, a, b in flat]) if flat else []
     jobs = []  # (record, absolute start, absolute end, sentence, span text)

@@ -25,7 +25,7 @@ import numpy as np
 logger = logging.getLogger(__name__)
 
 LABELS = (1, 2, 3)
-CALIBRATION_SET = Path(__file__).resolve().parent / "data" / "judge_calibration.jsonl"
+CALIBRATION_SET = Path(__file__).resolve().parent.parent / "data" / "judge_calibration.jsonl"
 
 
 # ---- measures -------------------------------------------------------------------------------------
@@ -267,8 +267,10 @@ def evaluate_judge(judge: Any, items: Sequence[LabelledClaim], seed: int = 0) ->
 
 # ---- threshold calibration -------------------------------------------------------------------------
 def ratings_from_thresholds(similarities: Iterable[float], t1: float, t2: float) -> list[int]:
-    """s >= t1 -> 1, t2 <= s < t1 -> 2, else 3."""
-    return [1 if s >= t1 else 2 if s >= t2 else 3 for s in similarities]
+    """s >= t1 -> 1, t2 <= s < t1 -> 2, else 3 (:func:`textleak.judges.base.threshold_ratings`)."""
+    from textleak.judges.base import threshold_ratings
+
+    return [int(r) for r in threshold_ratings(list(similarities), t1, t2)]
 
 
 def _linear_kappa(gold: np.ndarray, pred: np.ndarray) -> float:
@@ -295,6 +297,8 @@ def calibrate_thresholds(
     higher Spearman, then to the smaller thresholds, which rate more claims as leaked (fail toward
     leakage). Returns ``(t1, t2, kappa)``.
     """
+    from textleak.judges.base import threshold_ratings
+
     if grid is None:
         grid = [round(x, 3) for x in np.arange(0.05, 1.0001, 0.01)]
     sims = np.asarray(similarities, dtype=float)
@@ -306,7 +310,7 @@ def calibrate_thresholds(
         for t2 in grid:
             if t2 >= t1:
                 continue
-            pred = np.where(sims >= t1, 1, np.where(sims >= t2, 2, 3))
+            pred = threshold_ratings(sims, t1, t2)
             if cap_arr is not None:
                 pred = np.maximum(pred, cap_arr)
             kappa = _linear_kappa(gold_arr, pred)
