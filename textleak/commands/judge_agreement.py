@@ -3,9 +3,11 @@
     textleak judge-agreement --judge embedding                       # shipped set, held-out split
     textleak judge-agreement --judge llm --llm hf:meta-llama/Meta-Llama-3-8B-Instruct --mode logprob
     textleak judge-agreement --judge lexical --labels my_claims.jsonl --json report.json
+    textleak judge-agreement --judge embedding --labels eval          # hand-written evaluation set (issue 13)
 
 Prints Spearman, Cohen's kappa (plain, linear, quadratic), Fleiss' kappa, accuracy and the confusion
-matrix (seed 000, table 4). Labels are JSONL rows ``{"claim", "document", "gold": 1|2|3, "domain"?}``.
+matrix (seed 000, table 4), and accuracy per category when the rows have one. Labels are JSONL rows
+``{"claim", "document", "gold": 1|2|3, "domain"?, "category"?}``.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--claims-per-prompt", type=int, default=10)
     parser.add_argument("--max-retries", type=int, default=2)
     parser.add_argument("--domain", default=None, choices=["medqa", "wildchat"], help="LLM judge demos (default: each item's domain, medqa when unknown)")
-    parser.add_argument("--labels", default=None, help="JSONL of labelled claims (default: the shipped calibration set)")
+    parser.add_argument("--labels", default=None, help="JSONL of labelled claims; 'eval' = the shipped hand-written evaluation set (default: the shipped calibration set)")
     parser.add_argument("--split", default=None, choices=["all", "train", "test"], help="keep items of this split (default: test for the shipped set, all otherwise)")
     parser.add_argument("--limit", type=int, default=None, help="use only the first N items (after the split filter)")
     parser.add_argument("--seed", type=int, default=0)
@@ -50,7 +52,7 @@ def _judge_options(args: argparse.Namespace, domain: str) -> dict:
 
 
 def run(args: argparse.Namespace) -> int:
-    from textleak.judges.agreement import agreement, load_labelled_claims, rate_labelled
+    from textleak.judges.agreement import EVAL_SET, agreement, load_labelled_claims, rate_labelled
     from textleak.judges import make_judge
 
     from textleak.registry import judges
@@ -60,8 +62,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"--llm does not apply to the {args.judge} judge", file=sys.stderr)
         return 2
     split = args.split or ("test" if args.labels is None else "all")
+    labels_path = EVAL_SET if args.labels == "eval" else args.labels
     try:
-        items = load_labelled_claims(args.labels, split=split)
+        items = load_labelled_claims(labels_path, split=split)
     except (OSError, ValueError) as err:
         print(f"cannot read labels: {err}", file=sys.stderr)
         return 2
@@ -84,8 +87,11 @@ def run(args: argparse.Namespace) -> int:
         for i, p in zip(idx, rate_labelled(judge, [items[i] for i in idx], seed=args.seed)):
             predicted[i] = p
         descriptions[domain] = judge.describe()
-    report = agreement([it.gold for it in items], predicted, judge=next(iter(descriptions.values())) if len(descriptions) == 1 else descriptions, domains=[it.domain for it in items])
-    labels_name = args.labels or "shipped calibration set"
+    report = agreement(
+        [it.gold for it in items], predicted, judge=next(iter(descriptions.values())) if len(descriptions) == 1 else descriptions,
+        domains=[it.domain for it in items], categories=[it.category for it in items],
+    )
+    labels_name = {None: "shipped calibration set", "eval": "shipped evaluation set (judge_eval.jsonl)"}.get(args.labels, args.labels)
     print(f"judge: {json.dumps(report.judge, default=str)}")
     print(f"labels: {labels_name} (split: {split})")
     print(report.to_markdown())
