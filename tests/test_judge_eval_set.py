@@ -95,7 +95,7 @@ def test_no_document_serves_more_than_six_pairs(rows):
 
 
 def test_verbatim_numbers_are_in_the_document(rows):
-    from textleak.judges.spans import extract_numbers
+    from textleak.text import extract_numbers
 
     for row in rows:
         if row["category"] == "verbatim":
