@@ -10,7 +10,8 @@ import pytest
 
 from textleak.judges import make_judge
 from textleak.judges.llm import LLMJudge, majority_vote, majority_vote_distribution, parse_ratings
-from textleak.judges.llm import LABEL_CHOICES, build_logprob_prompt, build_messages, derive_seed, label_probabilities
+from textleak.judges.llm import LABEL_CHOICES, build_logprob_prompt, build_messages, label_probabilities
+from textleak.text.seeds import derive_seed
 from textleak.llm import ScriptedLM
 
 
@@ -140,15 +141,15 @@ def test_per_pair_seeds_are_derived_from_the_seeds_argument():
     seen = []
     lm = ScriptedLM(answer_all(lambda c, i, s: seen.append((c, s)) or 1))
     LLMJudge(lm, n=1).rate([["a"], ["b"]], ["d1", "d2"], seeds=[5, 9])
-    assert seen == [("a", derive_seed(5, 0, 0)), ("b", derive_seed(9, 0, 0))]
-    assert derive_seed(5, 0, 0) != derive_seed(9, 0, 0) != derive_seed(5, 0, 1)
+    assert seen == [("a", derive_seed(5, 0, 0, bits=31)), ("b", derive_seed(9, 0, 0, bits=31))]
+    assert derive_seed(5, 0, 0, bits=31) != derive_seed(9, 0, 0, bits=31) != derive_seed(5, 0, 1, bits=31)
 
 
 def test_unparsed_claims_are_retried_then_reported_never_scored():
     def respond(prompt, i, seed):
         lines = []
         for k, c in _query_claims(prompt):
-            if c == "hard" and seed == derive_seed(0, 0, 0):
+            if c == "hard" and seed == derive_seed(0, 0, 0, bits=31):
                 continue  # the first attempt skips "hard"
             if c != "never":
                 lines.append(f"- Claim {k} Similarity Rating: 2")

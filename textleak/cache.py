@@ -16,6 +16,9 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
 CACHE_ENV = "TEXTLEAK_CACHE_DIR"
+#: Part of every cache key: bump it when what a key stands for changes (version 2: seeds come from
+#: numpy's SeedSequence, textleak.text.seeds), so old entries are never read as new results.
+CACHE_VERSION = 2
 
 
 def cache_root() -> Path:
@@ -55,8 +58,8 @@ def _default(obj: Any) -> Any:
 
 
 def content_hash(*parts: Any) -> str:
-    """SHA-256 hex digest of the canonical JSON of ``parts``."""
-    return hashlib.sha256(canonical_json(list(parts)).encode("utf-8")).hexdigest()
+    """SHA-256 hex digest of the canonical JSON of ``parts`` (and :data:`CACHE_VERSION`)."""
+    return hashlib.sha256(canonical_json([CACHE_VERSION, *parts]).encode("utf-8")).hexdigest()
 
 
 def file_hash(path: str | os.PathLike, chunk: int = 1 << 20) -> str:

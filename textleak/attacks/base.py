@@ -13,7 +13,7 @@ from typing import Sequence
 import numpy as np
 
 from textleak.dp.base import WordMechanism
-from textleak.text.seeds import record_seed
+from textleak.text.seeds import derive_seed
 
 logger = logging.getLogger(__name__)
 
@@ -53,7 +53,7 @@ class AttackData:
 
 def sanitize_copies(mech: WordMechanism, records: Sequence[Sequence[str]], copies: int, seed: int, tag: str = "shadow"):
     flat = [toks for toks in records for _ in range(copies)]
-    seeds = [record_seed(seed, None, f"{tag}:{i}") for i in range(len(flat))]  # own stream per copy, disjoint from record indices
+    seeds = [derive_seed(seed, tag, i) for i in range(len(flat))]  # own stream per copy, disjoint from record seeds
     out = mech.sanitize_tokens(flat, seeds)
     return [out[r * copies:(r + 1) * copies] for r in range(len(records))]
 

@@ -45,6 +45,7 @@ from typing import Any, Sequence
 from textleak.judges.base import OK, UNPARSED, ClaimRating, Judge, normalise
 from textleak.prompts import load_prompt, load_prompt_json
 from textleak.registry import judges
+from textleak.text.seeds import derive_seed
 
 logger = logging.getLogger(__name__)
 
@@ -130,12 +131,6 @@ def label_probabilities(logprobs: Sequence[float]) -> list[float] | None:
     weights = [math.exp(lp - top) if lp is not None and math.isfinite(lp) else 0.0 for lp in logprobs]
     total = sum(weights)
     return [w / total for w in weights]
-
-
-def derive_seed(*parts: int) -> int:
-    """A 31-bit seed from integers (pair seed, chunk, attempt): stable across runs and platforms."""
-    digest = hashlib.sha256(json.dumps([int(x) for x in parts]).encode()).digest()
-    return int.from_bytes(digest[:4], "big") & 0x7FFFFFFF
 
 
 # ---- prompts ---------------------------------------------------------------------------------------
@@ -279,7 +274,7 @@ class LLMJudge(Judge):
                 for start in range(0, len(js), self.claims_per_prompt):
                     chunks.append((i, js[start : start + self.claims_per_prompt]))
             prompts = [build_messages([claims[i][j] for j in js], documents[i], self.domain) for i, js in chunks]
-            chunk_seeds = [derive_seed(seeds[i], js[0], attempt) for i, js in chunks]
+            chunk_seeds = [derive_seed(seeds[i], js[0], attempt, bits=31) for i, js in chunks]
             # one batched call; the token budget fits the largest chunk (the stop string ends answers early)
             answers = self.lm.generate(
                 prompts, max_new_tokens=self._new_tokens(max(len(js) for _, js in chunks)), temperature=self.temperature,

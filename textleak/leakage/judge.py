@@ -15,7 +15,7 @@ from textleak.judges.base import OK
 from textleak.leakage.config import LeakageConfig
 from textleak.linkers import Link
 from textleak.registry import judges
-from textleak.text.seeds import record_seed
+from textleak.text.seeds import derive_seed
 
 
 def judge_for(config: LeakageConfig) -> Judge:
@@ -57,7 +57,7 @@ def judge_claims(claims: Sequence[Sequence[str]], known_idx: Sequence[Sequence[i
             continue
         doc = pool[link.index] if link.index is not None else ""
         known = set(known_idx[i])
-        jobs.append(([c for j, c in enumerate(claims[i]) if j not in known], doc, record_seed(config.seed, i, "") % (2**31)))
+        jobs.append(([c for j, c in enumerate(claims[i]) if j not in known], doc, derive_seed(config.seed, "judge", i, bits=31)))
         owners.append(i)
     ratings = rate_with_cache(judge, jobs, DiskCache("ratings", enabled=config.use_cache), config.judge_batch_records,
                               config.progress)

@@ -28,7 +28,7 @@ import numpy as np
 
 from textleak.leakage.config import KNOWLEDGE_STRATEGIES, LeakageConfig
 from textleak.prompts import fill, load_prompt
-from textleak.text.seeds import record_seed
+from textleak.text.seeds import derive_seed
 
 logger = logging.getLogger(__name__)
 
@@ -57,7 +57,7 @@ def select_known_indices(claim_counts: Sequence[int], k: int = 3, strategy: str 
         elif strategy == "last":
             out.append(list(range(n - k, n)))
         else:
-            rng = np.random.default_rng(record_seed(seed, i, ""))
+            rng = np.random.default_rng(derive_seed(seed, "knowledge", i))
             out.append([int(j) for j in rng.choice(n, size=k, replace=False)])
     return out
 
@@ -135,7 +135,7 @@ def choose_knowledge(claims: Sequence[Sequence[str]], active: Sequence[int], con
     if config.paraphrase_knowledge:
         paraphraser = KnowledgeParaphraser(llm=config.llm if config.llm is not None else "embedded")
         flat = [(i, n) for i in active for n in range(len(known[i]))]
-        para = paraphraser.paraphrase([known[i][n] for i, n in flat], [record_seed(config.seed, i, "") + n for i, n in flat])
+        para = paraphraser.paraphrase([known[i][n] for i, n in flat], [derive_seed(config.seed, "paraphrase", i, n) for i, n in flat])
         for (i, n), p in zip(flat, para):
             known[i][n] = p
     return known_idx, known, paraphraser

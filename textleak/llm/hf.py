@@ -43,6 +43,7 @@ from typing import Any, Sequence
 from textleak.cache import DiskCache, content_hash, file_hash, model_cache_root
 from textleak.llm.base import GenerationParams, LanguageModel, PromptError
 from textleak.registry import llm_backends
+from textleak.text.seeds import derive_seed
 
 logger = logging.getLogger(__name__)
 
@@ -62,7 +63,7 @@ def plain_chat(messages: Sequence[dict]) -> str:
 
 def sample_seed(seed: int, sample_index: int) -> int:
     """The generator seed of one sampled row: a stable function of the prompt's seed and sample index."""
-    return int(content_hash("sample-seed", int(seed), int(sample_index))[:15], 16)
+    return derive_seed(int(seed), "sample", int(sample_index))
 
 
 def _common_prefix_len(a: Sequence[int], b: Sequence[int]) -> int:

@@ -31,6 +31,7 @@ from typing import Any, Callable, Sequence
 from textleak.prompts import fill, load_prompt
 from textleak.sanitize.base import SanitizeResult
 from textleak.text import sentence_spans
+from textleak.text.seeds import derive_seed
 
 logger = logging.getLogger(__name__)
 
@@ -168,13 +169,6 @@ def span_messages(sentence: str, span: str) -> list[dict[str, str]]:
     return [{"role": "user", "content": fill(load_prompt("sanitize_span_abstraction"), sentence=sentence, span=span)}]
 
 
-def derived_seed(seed: int, *parts: int) -> int:
-    """A per-step seed from a record seed (round, step or span number), stable across runs."""
-    for p in parts:
-        seed = (seed * 1_000_003 + 7919 * (p + 1)) % (1 << 63)
-    return seed
-
-
 # ---- the methods -----------------------------------------------------------------------------------
 def _generate(lm: Any, prompts: list, seeds: list[int], temperature: float, max_new_tokens: int) -> list[str | None]:
     if not prompts:
@@ -209,7 +203,7 @@ def iterative_anonymize(
         if not alive:
             break
         inf = _generate(lm, [inference_messages(current[i], domain) for i in alive],
-                        [derived_seed(seeds[i], r, 0) for i in alive], temperature, inference_max_new_tokens)
+                        [derive_seed(seeds[i], r, 0) for i in alive], temperature, inference_max_new_tokens)
         ok = []
         for i, answer in zip(alive, inf):
             if answer is None:
@@ -218,7 +212,7 @@ def iterative_anonymize(
                 inferences[i].append(answer)
                 ok.append(i)
         answers = _generate(lm, [anonymize_messages(current[i], inferences[i][-1], domain) for i in ok],
-                            [derived_seed(seeds[i], r, 1) for i in ok], temperature, max_new_tokens)
+                            [derive_seed(seeds[i], r, 1) for i in ok], temperature, max_new_tokens)
         for i, answer in zip(ok, answers):
             res = resolve_hash_answer(answer, on_missing_hash, hash_anywhere)
             results[i] = res
@@ -240,10 +234,10 @@ def sanitize_and_paraphrase(
     hash_anywhere: bool = False,
 ) -> list[SanitizeResult]:
     """C.2.1 then C.2.2 for a batch; a record failing step 1 is not paraphrased."""
-    first = _generate(lm, [sanitize_messages(t, domain) for t in texts], [derived_seed(s, 0) for s in seeds], temperature, max_new_tokens)
+    first = _generate(lm, [sanitize_messages(t, domain) for t in texts], [derive_seed(s, 0) for s in seeds], temperature, max_new_tokens)
     step1 = [resolve_hash_answer(a, on_missing_hash, hash_anywhere) for a in first]
     todo = [i for i, r in enumerate(step1) if r.text]  # "" (the 'empty' policy) is not paraphrased
-    second = _generate(lm, [paraphrase_messages(step1[i].text) for i in todo], [derived_seed(seeds[i], 1) for i in todo], temperature, max_new_tokens)
+    second = _generate(lm, [paraphrase_messages(step1[i].text) for i in todo], [derive_seed(seeds[i], 1) for i in todo], temperature, max_new_tokens)
     out = list(step1)
     for i, answer in zip(todo, second):
         res = resolve_paraphrase_answer(answer)
@@ -290,7 +284,7 @@ def abstract_spans(
     job_seeds = []
     for ri, *_ in jobs:
         span_no[ri] = span_no.get(ri, -1) + 1
-        job_seeds.append(derived_seed(seeds[ri], span_no[ri]))
+        job_seeds.append(derive_seed(seeds[ri], span_no[ri]))
     answers = _generate(lm, [span_messages(sent, span) for _, _, _, sent, span in jobs], job_seeds, temperature, max_new_tokens)
     status = [STATUS_OK] * len(texts)
     edits: dict[int, list[tuple[int, int, str]]] = {}

@@ -41,10 +41,12 @@ def derive_seed(*parts: "int | str", bits: int = 63) -> int:
 def record_seed(base_seed: int, index: "int | None", text: str = "") -> int:
     """The seed of one record: from its index when known (``datasets.map(with_indices=True)``), else
     from its content."""
-    tag = f"{base_seed}:idx:{index}" if index is not None else f"{base_seed}:txt:{text}"  # LEGACY until the seed switch
-    return int.from_bytes(hashlib.sha256(tag.encode("utf-8")).digest()[:8], "big") >> 1
+    if index is not None:
+        return derive_seed(base_seed, "record", index)
+    return derive_seed(base_seed, "content", text)
 
 
 def rng(*parts: "int | str") -> np.random.Generator:
-    """A numpy Generator seeded from :func:`derive_seed` of ``parts``."""
-    return np.random.default_rng(derive_seed(*parts))
+    """A numpy Generator on the ``SeedSequence`` of ``parts`` (for int parts, the same stream as
+    ``np.random.default_rng([p0, p1, ...])``)."""
+    return np.random.default_rng(np.random.SeedSequence([_entropy(p) for p in parts]))
