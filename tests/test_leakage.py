@@ -10,6 +10,7 @@ import pytest
 from textleak.leakage.knowledge import parse_paraphrase, select_known_indices
 from textleak.judges.base import OK, UNPARSED, ClaimRating, Judge, normalise
 from textleak.leakage import bootstrap_ci, evaluate_leakage
+from textleak.leakage.aggregate import UnparsedClaimsError
 
 ORIGINALS = [
     "Anna is 25 years old. Anna is a cook. Anna lives in Oslo. Anna has asthma. Anna owns a red bicycle.",
@@ -87,7 +88,9 @@ def test_privacy_is_mean_over_records_of_mean_over_claims_the_adversary_did_not_
 
 def test_synthetic_set_of_other_size_and_no_alignment():
     sanitized = ["Boris is a pilot who lives in Rome and has gout.", "Unrelated text about weather."]
-    r = run(ORIGINALS, sanitized)
+    with pytest.raises(ValueError, match="alignment='none'"):  # an unaligned evaluation must be asked for
+        run(ORIGINALS, sanitized)
+    r = run(ORIGINALS, sanitized, alignment="none")
     assert r.settings["alignment"] == "none" and r.linkage_rate is None and r.linkage_at_k is None
     assert r.records[1].linked_index == 0 and r.records[1].correct_link is None
     assert r.n_records == 3 and r.n_sanitized == 2
@@ -96,15 +99,15 @@ def test_synthetic_set_of_other_size_and_no_alignment():
 
 
 def test_missing_records_align_by_id_and_none_policy():
-    # the sanitizer withheld record 1; ids say where the rest came from
+    # the sanitizer withheld record 1; ids say where the rest came from; the withheld one counts as released as it was
     r = run(ORIGINALS, [ORIGINALS[2], ORIGINALS[0]], original_ids=["a", "b", "c"], sanitized_ids=["c", "a"])
-    assert r.settings["alignment"] == "ids"
-    assert [rec.correct_link for rec in r.records] == [True, False, True]
-    assert r.linkage_rate == pytest.approx(2 / 3)
-    with pytest.raises(ValueError, match="record 1 is None"):
-        run(ORIGINALS, [ORIGINALS[0], None, ORIGINALS[2]])
-    dropped = run(ORIGINALS, [ORIGINALS[0], None, ORIGINALS[2]], missing="drop")
-    assert dropped.n_sanitized == 2 and dropped.records[1].correct_link is False
+    assert r.settings["alignment"] == "ids" and r.n_missing == 1 and r.records[1].sanitized_missing
+    assert [rec.correct_link for rec in r.records] == [True, True, True]
+    assert r.linkage_rate == pytest.approx(1.0) and r.records[1].privacy == 0.0
+    with pytest.raises(ValueError, match="1 of 3 originals have no sanitized record"):
+        run(ORIGINALS, [ORIGINALS[0], None, ORIGINALS[2]], missing="error")
+    released = run(ORIGINALS, [ORIGINALS[0], None, ORIGINALS[2]])
+    assert released.n_sanitized == 3 and released.n_missing == 1 and released.records[1].correct_link is True
     with pytest.raises(ValueError, match="not among the originals"):
         run(ORIGINALS, [ORIGINALS[0]], original_ids=["a", "b", "c"], sanitized_ids=["z"])
 
@@ -142,10 +145,12 @@ def test_duplicate_originals_count_either_copy_as_correct_and_duplicate_ids_fail
 def test_unparsed_claims_are_reported_not_scored_private():
     originals = [ORIGINALS[0] + " Anna ??? secret."]
     sanitized = [ORIGINALS[0]]
-    r = run(originals, sanitized, knowledge="first")
+    with pytest.raises(UnparsedClaimsError, match="1 of 3 judged claims"):  # above max_unparsed_share: the run stops
+        run(originals, sanitized, knowledge="first")
+    r = run(originals, sanitized, knowledge="first", unparsed="exclude", max_unparsed_share=1.0)
     assert r.unparsed_claims == 1 and r.records[0].unparsed_claims == 1
     assert r.semantic_privacy == 0.0  # excluded, not counted as unsupported (which would give 1/3)
-    leak = run(originals, sanitized, knowledge="first", unparsed="leak")
+    leak = run(originals, sanitized, knowledge="first", max_unparsed_share=1.0)  # the default: an unparsed claim leaks
     assert leak.semantic_privacy == 0.0 and leak.n_scored_claims == 3
 
 

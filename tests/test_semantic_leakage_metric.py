@@ -37,10 +37,14 @@ def test_unequal_sizes_and_sanitized_ids():
     from textleak.metrics import SemanticLeakage
 
     m = SemanticLeakage(judge="lexical", bootstrap=0, keep_in_memory=True)
-    r = m.compute(predictions=["Boris is a pilot in Rome with gout who collects maps."], references=REFS)
+    with pytest.raises(ValueError, match="alignment='none'"):  # unaligned evaluation must be asked for
+        m.compute(predictions=["Boris is a pilot in Rome with gout who collects maps."], references=REFS)
+    synthetic = SemanticLeakage(judge="lexical", bootstrap=0, alignment="none", keep_in_memory=True)
+    r = synthetic.compute(predictions=["Boris is a pilot in Rome with gout who collects maps."], references=REFS)
     assert r["settings"]["alignment"] == "none" and r["linkage_rate"] is None and r["n_sanitized"] == 1
     r = m.compute(predictions=[REFS[1]], references=REFS, sanitized_ids=[1])
-    assert r["settings"]["alignment"] == "ids" and r["linkage_rate"] == 0.5
+    # the reference with no prediction counts as released unsanitized: it links to itself
+    assert r["settings"]["alignment"] == "ids" and r["n_missing"] == 1 and r["linkage_rate"] == 1.0
 
 
 def test_judge_options_reach_the_judge():

@@ -13,26 +13,34 @@ from textleak.registry import sanitizers
 from textleak.study import StudyConfig, load_study_records, run_study
 
 
-def _always_a():
-    # log-prob scorer that prefers " A" whatever the prompt: accuracy = share of records whose answer is A
-    return ScriptedLM(lambda p, i, s: "A", scorer=lambda p, c: 0.0 if c.strip() == "A" else -5.0, name="always-A")
+def _reader(limit: int):
+    """A utility model that answers right when the record's own profile is in the prompt, else "A":
+    it measures something (it beats chance on the originals), so the study reports its numbers."""
+    _, records = load_study_records(StudyConfig(dataset="demo", limit=limit))
+    answer_of = {r["text"][:60]: r["answer_idx"] for r in records}
+
+    def scorer(prompt, choice):
+        answer = next((a for key, a in answer_of.items() if key in prompt), "A")
+        return 0.0 if choice.strip() == answer else -5.0
+
+    return ScriptedLM(lambda p, i, s: "A", scorer=scorer, name="profile-reader")
 
 
 def test_study_rows_utility_and_resume(tmp_path, monkeypatch):
-    cfg = StudyConfig(dataset="demo", limit=16, sanitizers=["identity", "remove_all"], llm=_always_a(),
+    cfg = StudyConfig(dataset="demo", limit=16, sanitizers=["identity", "remove_all"], llm=_reader(16),
                       output=str(tmp_path / "study"), leakage=LeakageConfig(bootstrap=200))
     result = run_study(cfg, progress=False)
     _, records = load_study_records(cfg)
-    expected_acc = sum(r["answer_idx"] == "A" for r in records) / len(records)
+    expected = {"identity": 1.0, "remove_all": sum(r["answer_idx"] == "A" for r in records) / len(records)}
     rows = {r["sanitizer"]: r for r in result["rows"]}
     assert rows["remove_all"]["semantic_privacy"] == 1.0 and rows["remove_all"]["lexical_privacy"] == 1.0
     assert rows["identity"]["semantic_privacy"] < 0.3 < rows["remove_all"]["semantic_privacy"]
     assert rows["identity"]["linkage_rate"] >= 0.9
     assert rows["identity"]["linkage"]["first"] >= 0.9 and rows["remove_all"]["linkage"]["first"] <= 1 / 16
-    for row in rows.values():
-        assert row["utility"] == pytest.approx(expected_acc)
+    for name, row in rows.items():
+        assert row["utility"] == pytest.approx(expected[name])
         lo, hi = row["utility_ci95"]
-        assert lo <= expected_acc <= hi
+        assert lo <= expected[name] <= hi
     # drill-down: identity links every record to itself and shows the original text beside it
     first = result["records"]["identity"][0]
     assert first["linked_text"] == first["original"] and first["known_claims"]
@@ -110,7 +118,7 @@ def test_failed_records_count_as_leaked_not_private(tmp_path, monkeypatch):
             return [SanitizeResult(None, "llm_error") for _ in texts]
 
     monkeypatch.setitem(sanitizers._items, "always_fails", AlwaysFails)  # registered for this test only
-    cfg = StudyConfig(dataset="demo", limit=8, sanitizers=["always_fails"], llm=_always_a(), linkage_ablation=False,
+    cfg = StudyConfig(dataset="demo", limit=8, sanitizers=["always_fails"], llm=_reader(8), linkage_ablation=False,
                       output=str(tmp_path / "f"), leakage=LeakageConfig(bootstrap=100))
     row = run_study(cfg, progress=False)["rows"][0]
     assert row["failed_records"] == 8

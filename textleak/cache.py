@@ -7,6 +7,7 @@ nothing twice. SQLite in WAL mode lets several processes (``datasets.map(num_pro
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -71,6 +72,10 @@ def file_hash(path: str | os.PathLike, chunk: int = 1 << 20) -> str:
     return h.hexdigest()
 
 
+class CacheError(RuntimeError):
+    """A cache database that cannot be opened or read (the message names its file)."""
+
+
 class DiskCache:
     """A persistent key -> JSON value store in one SQLite file.
 
@@ -93,19 +98,34 @@ class DiskCache:
         conn = getattr(self._local, "conn", None)
         pid = os.getpid()
         if conn is None or getattr(self._local, "pid", None) != pid:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            conn = sqlite3.connect(self.path, timeout=60, isolation_level=None, check_same_thread=False)
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")
-            conn.execute("CREATE TABLE IF NOT EXISTS kv (k TEXT PRIMARY KEY, v TEXT NOT NULL)")
+            if not self.path.parent.exists():  # caches hold private text: owner-only folder and files
+                self.path.parent.mkdir(parents=True, mode=0o700)
+                os.chmod(self.path.parent, 0o700)
+            if not self.path.exists():
+                os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT, 0o600))
+            with self._guard():
+                conn = sqlite3.connect(self.path, timeout=60, isolation_level=None, check_same_thread=False)
+                conn.execute("PRAGMA journal_mode=WAL")
+                conn.execute("PRAGMA synchronous=NORMAL")
+                conn.execute("CREATE TABLE IF NOT EXISTS kv (k TEXT PRIMARY KEY, v TEXT NOT NULL)")
             self._local.conn = conn
             self._local.pid = pid
         return conn
 
+    @contextlib.contextmanager
+    def _guard(self):
+        """Database errors name the cache file and what to do (a truncated file is not a mystery)."""
+        try:
+            yield
+        except sqlite3.DatabaseError as e:
+            raise CacheError(f"the cache {self.path} cannot be used ({e}); delete it (it only holds results that "
+                             "are recomputed) or set TEXTLEAK_CACHE_DIR to another folder") from None
+
     def get(self, key: str, default: Any = None) -> Any:
         if not self.enabled:
             return default
-        row = self._conn().execute("SELECT v FROM kv WHERE k = ?", (key,)).fetchone()
+        with self._guard():
+            row = self._conn().execute("SELECT v FROM kv WHERE k = ?", (key,)).fetchone()
         return default if row is None else json.loads(row[0])
 
     def get_many(self, keys: Iterable[str]) -> dict[str, Any]:
@@ -114,12 +134,13 @@ class DiskCache:
         if not self.enabled or not keys:
             return {}
         out: dict[str, Any] = {}
-        conn = self._conn()
-        for start in range(0, len(keys), 500):
-            chunk = keys[start : start + 500]
-            marks = ",".join("?" * len(chunk))
-            for k, v in conn.execute(f"SELECT k, v FROM kv WHERE k IN ({marks})", chunk):
-                out[k] = json.loads(v)
+        with self._guard():
+            conn = self._conn()
+            for start in range(0, len(keys), 500):
+                chunk = keys[start : start + 500]
+                marks = ",".join("?" * len(chunk))
+                for k, v in conn.execute(f"SELECT k, v FROM kv WHERE k IN ({marks})", chunk):
+                    out[k] = json.loads(v)
         return out
 
     def set(self, key: str, value: Any) -> None:
@@ -130,16 +151,17 @@ class DiskCache:
     def set_many(self, items: dict[str, Any]) -> None:
         if not self.enabled or not items:
             return
-        conn = self._conn()
-        conn.execute("BEGIN")
-        try:
-            conn.executemany(
-                "INSERT OR REPLACE INTO kv (k, v) VALUES (?, ?)", [(k, json.dumps(v)) for k, v in items.items()]
-            )
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
+        with self._guard():
+            conn = self._conn()
+            conn.execute("BEGIN")
+            try:
+                conn.executemany(
+                    "INSERT OR REPLACE INTO kv (k, v) VALUES (?, ?)", [(k, json.dumps(v)) for k, v in items.items()]
+                )
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
 
     def __contains__(self, key: str) -> bool:
         if not self.enabled:
@@ -171,7 +193,7 @@ def cached_map(
     cache: "DiskCache | None",
     *,
     chunk_size: int = 64,
-    keep: Callable[[Any], bool] | None = None,
+    keep: Callable[[int, Any], bool] | None = None,
     after_chunk: Callable[[list[int], list[Any]], None] | None = None,
     progress: bool = False,
     desc: str = "",
@@ -182,7 +204,7 @@ def cached_map(
     ``keys[i]`` identifies item i's value. Values found in ``cache`` are reused; the rest are computed
     by ``compute(positions)`` (one value per position, in order) in chunks of ``chunk_size``, items with
     equal keys computed once. Each finished chunk is written to the cache before the next starts, so an
-    interrupted or failed run keeps what it computed. Values for which ``keep(value)`` is False
+    interrupted or failed run keeps what it computed. Values for which ``keep(i, value)`` is False
     (failures, unparsed answers) are returned but never cached, so a rerun retries them.
     ``after_chunk(positions, values)`` runs after a chunk is saved (e.g. to raise on a failure).
     """
@@ -202,7 +224,7 @@ def cached_map(
                 fresh = {}
                 for i, value in zip(chunk, computed):
                     values[keys[i]] = value
-                    if keep is None or keep(value):
+                    if keep is None or keep(i, value):
                         fresh[keys[i]] = value
                 if cache is not None:
                     cache.set_many(fresh)

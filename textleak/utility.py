@@ -518,3 +518,37 @@ def evaluate_utility(
         out["coherence"] = None if math.isnan(coh["mean"]) else coh["mean"]
         out["coherence_detail"] = {k: v for k, v in coh.items() if k != "ratings"}
     return out
+
+
+# =====================================================================================================
+# can the utility model measure anything? (the report shows no number when it cannot)
+# =====================================================================================================
+def utility_validity(task: str, reference: Mapping[str, Any], alpha: float = 0.05) -> dict[str, Any]:
+    """Whether a utility model measures anything, from its result on the *unsanitized* records.
+
+    MedQA: the model must beat chance (one of four letters) on the originals, one-sided binomial test
+    at ``alpha``, and must not give one letter to 80% of the questions. WildChat: the classifier must
+    not put 80% of the originals in one category. A model that fails this reports the same number for
+    every sanitizer (a base model answering at chance), which is not a utility measurement.
+    """
+    from scipy.stats import binomtest
+
+    task = TASK_OF_DATASET.get(task, task)
+    if task == "medqa":
+        detail = reference["medqa"]
+        predictions = [p for p in detail["predictions"] if p is not None]
+        n = len(detail["predictions"])
+        correct = round(reference["task_utility"] * n)
+        p_value = binomtest(correct, n, 1 / len(LETTERS), alternative="greater").pvalue if n else 1.0
+        top_share = max((predictions.count(x) for x in LETTERS), default=0) / max(1, len(predictions))
+        valid = p_value < alpha and top_share < 0.8
+        reason = "" if valid else (f"the utility model answers the unsanitized records at chance ({reference['task_utility']:.2f} "
+                                   f"vs 0.25, p={p_value:.2f}; one letter for {top_share:.0%} of the answers)")
+        return {"valid": valid, "reason": reason, "reference": reference["task_utility"], "chance": 0.25, "p_value": p_value,
+                "top_answer_share": top_share}
+    if task == "wildchat":
+        top_share = reference["categories"]["original_top_share"]
+        valid = top_share < 0.8
+        reason = "" if valid else f"the classifier puts {top_share:.0%} of the unsanitized records in one category"
+        return {"valid": valid, "reason": reason, "reference": reference["task_utility"], "top_category_share": top_share}
+    return {"valid": True, "reason": "", "reference": reference.get("task_utility")}

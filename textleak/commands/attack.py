@@ -21,13 +21,13 @@ def read_texts(path: str, column: str | None) -> list[str]:
     """Texts from .tsv/.csv (header row; ``column``), .jsonl (``column``, default "text") or one per line."""
     p = Path(path)
     if not p.exists():
-        raise SystemExit(f"textleak attack: no such file {path}")
+        raise ValueError(f"no such file {path}")
     if p.suffix in (".tsv", ".csv"):
         with p.open(encoding="utf-8", newline="") as f:
             reader = csv.DictReader(f, delimiter="\t" if p.suffix == ".tsv" else ",", quoting=csv.QUOTE_NONE)
             col = column or (reader.fieldnames or ["text"])[0]
             if col not in (reader.fieldnames or []):
-                raise SystemExit(f"textleak attack: {path} has no column {col!r} (columns: {reader.fieldnames})")
+                raise ValueError(f"{path} has no column {col!r} (columns: {reader.fieldnames})")
             return [row[col].strip() for row in reader if row.get(col)]
     if p.suffix == ".jsonl":
         col = column or "text"

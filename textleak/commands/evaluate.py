@@ -10,7 +10,6 @@ rating) to ``--output``, and prints a summary table.
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import sys
 import time
@@ -86,7 +85,8 @@ def _ci(ci: list[float] | None) -> str:
 
 def format_table(rows: list[dict[str, Any]]) -> str:
     """A plain-text summary table: one row per sanitized set."""
-    head = ["sanitizer", "semantic privacy [95% CI]", "lexical privacy", "linkage rate", "records", "claims", "unparsed", "time"]
+    head = ["sanitizer", "semantic privacy [95% CI]", "lexical privacy", "linkage rate", "records", "claims scored/all",
+            "unscored", "unparsed", "missing", "time"]
     with_utility = any(r.get("utility") for r in rows)
     if with_utility:
         head[4:4] = ["utility", "coherence"]
@@ -101,8 +101,10 @@ def format_table(rows: list[dict[str, Any]]) -> str:
             _fmt(r["linkage_rate"]) if r["linkage_rate"] is not None else "n/a (unaligned)",
             *extra,
             f"{r['n_records']}" + (f" ({r['n_unlinked']} unlinked)" if r["n_unlinked"] else ""),
-            str(r["n_scored_claims"]),
+            f"{r['n_scored_claims']}/{r['n_claims']}",
+            str(r["n_unscored"]),
             str(r["unparsed_claims"]),
+            str(r.get("n_missing", 0)),
             f"{r['timings'].get('total_s', 0.0):.1f}s",
         ])
     widths = [max(len(h), *(len(row[i]) for row in body)) for i, h in enumerate(head)]
@@ -112,7 +114,7 @@ def format_table(rows: list[dict[str, Any]]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from textleak.io import read_records
+    from textleak.io import make_private_dir, read_records, write_json
     from textleak.leakage import LeakageConfig, evaluate_leakage
 
     progress = not args.no_progress and sys.stderr.isatty()
@@ -130,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
     originals = read_records(originals_source, text_column=args.text_column, id_column=args.id_column, split=args.split, limit=args.limit)
     for i, r in enumerate(originals):
         if r["text"] is None:
-            raise SystemExit(f"original record {i} (id {r['id']!r}) has no text")
+            raise ValueError(f"{originals_source} record {i} (id {r['id']!r}) has no text")
     texts = [r["text"] for r in originals]
     ids = [r["id"] for r in originals]
 
@@ -148,7 +150,7 @@ def run(args: argparse.Namespace) -> int:
     elif args.originals and not sanitizer_names:
         column = args.sanitized_column or "sanitized"
         if column not in originals[0]:
-            raise SystemExit(f"nothing to evaluate: give --sanitized FILE, --sanitizer NAME, or a --sanitized-column in {args.originals} "
+            raise ValueError(f"nothing to evaluate: give --sanitized FILE, --sanitizer NAME, or a --sanitized-column in {args.originals} "
                              f"(columns: {', '.join(originals[0])})")
         runs.append((column, [r.get(column) for r in originals], None))
     optional = {"presidio"} if args.originals is None and not args.sanitizer else set()
@@ -167,16 +169,10 @@ def run(args: argparse.Namespace) -> int:
     from textleak.config import from_args
 
     config = from_args(LeakageConfig, args, empty_originals="skip" if args.skip_empty_originals else "error", progress=progress)
-    out_dir = Path(args.output)
-    out_dir.mkdir(parents=True, exist_ok=True)
+    out_dir = make_private_dir(args.output)
     rows = []
     for name, san_texts, src_ids in runs:
-        failed = [i for i, t in enumerate(san_texts) if t is None]
-        if failed:
-            logger.error("%s: %d sanitized records failed (first: record %d); they are reported and evaluation stops",
-                         name, len(failed), failed[0])
-            raise SystemExit(f"{name}: sanitized record {failed[0]} is missing (sanitizer failure or null value); "
-                             "fix the input, or drop the rows and give --source-id-column")
+        # a failed or null sanitized record follows --missing: by default it counts as released unsanitized
         report = evaluate_leakage(texts, san_texts, config, original_ids=ids, sanitized_ids=src_ids)
         if args.utility and src_ids is None and len(san_texts) == len(originals):
             from textleak.utility import evaluate_utility
@@ -184,7 +180,7 @@ def run(args: argparse.Namespace) -> int:
             task = args.utility
             if task == "auto":
                 if not all(k in originals[0] for k in ("question", "options", "answer_idx")):
-                    raise SystemExit("--utility auto: the originals are not MedQA records (question/options/answer_idx); name the task")
+                    raise ValueError("--utility auto: the originals are not MedQA records (question/options/answer_idx); name the task")
                 task = "medqa"
             util = evaluate_utility(task, originals, san_texts, args.utility_llm, coherence_judge=args.coherence, seed=args.seed)
             report_utility = {"task": task, "metric": util["task_metric"], "value": util["task_utility"],
@@ -200,13 +196,23 @@ def run(args: argparse.Namespace) -> int:
         if report_utility is not None:
             row["utility"] = report_utility
         rows.append(row)
-    (out_dir / "report.json").write_text(json.dumps({"originals": originals_source, "n_originals": len(texts), "results": rows},
-                                                    indent=2, ensure_ascii=False), encoding="utf-8")
+    write_json(out_dir / "report.json", {"originals": originals_source, "n_originals": len(texts), "results": rows})
     print(format_table(rows))
     if rows:
         r0 = rows[0]
         print(f"\njudge: {r0['judge'].get('name')}  linker: {r0['linker'].get('name')} ({r0['linker'].get('index', '')}, "
               f"{r0['linker'].get('query')})  k={config.k} ({config.knowledge})  seed={config.seed}")
+        for r in rows:
+            notes = []
+            if r["n_unscored"]:
+                notes.append(f"{r['n_unscored']} of {r['n_records']} records had no claim left to score beyond the k known "
+                             "(left out of the mean; --short-records reduce_k keeps one)")
+            if r.get("n_missing"):
+                notes.append(f"{r['n_missing']} records had no sanitized version and count as released unsanitized")
+            if r.get("n_tied_links"):
+                notes.append(f"{r['n_tied_links']} links were score ties (broken toward the lower record id)")
+            if notes:
+                print(f"note ({r['sanitizer']}): " + "; ".join(notes))
         print("privacy: 0 = every claim leaks, 1 = nothing leaks. "
               f"Details: {out_dir / 'report.json'} and records-*.jsonl")
     return 0

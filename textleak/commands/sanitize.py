@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -101,4 +102,8 @@ def run(args: argparse.Namespace) -> int:
     if failed:
         logger.warning("%d of %d records are not 'ok' (column %r): they carry no sanitized text to trust",
                        failed, len(out), sanitizer.status_column)
+    if failed == len(out) and len(out):
+        print(f"textleak sanitize: error: {sanitizer.name} failed on every record ({dict(counts)}); {args.output} "
+              "holds no sanitized text", file=sys.stderr)
+        return 1
     return 0

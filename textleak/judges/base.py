@@ -121,6 +121,27 @@ def threshold_rating(similarity: float, t1: float, t2: float, cap: int, measure:
     return ClaimRating(rating, normalise(rating), OK, detail)
 
 
+def guarded_best_span(similarities: Sequence[float], numbers_present: Sequence[bool], t1: float, t2: float,
+                      guard_rating: int = 2) -> tuple[int, int]:
+    """(span index, cap) of the span that rates the claim most leaked under the number guard.
+
+    The guard caps a span that lacks the claim's numbers at ``guard_rating``; a span that has them is
+    rated by its similarity alone. Taking the most leaked of the two best candidates (the most similar
+    span overall, the most similar span with the numbers) means a decoy, a similar record appended to
+    the document, cannot hide a verbatim claim by out-scoring the span that states it.
+    """
+    sims = np.asarray(similarities, dtype=float)
+    best = int(np.argmax(sims))
+    cap_best = 1 if numbers_present[best] else guard_rating
+    with_numbers = [k for k, ok in enumerate(numbers_present) if ok]
+    if not with_numbers or numbers_present[best]:
+        return best, cap_best
+    best_numbers = max(with_numbers, key=lambda k: sims[k])
+    rating_best = max(int(threshold_ratings([sims[best]], t1, t2)[0]), cap_best)
+    rating_numbers = int(threshold_ratings([sims[best_numbers]], t1, t2)[0])
+    return (best_numbers, 1) if rating_numbers < rating_best else (best, cap_best)
+
+
 def number_cap(claim_numbers: set[str], span_numbers: set[str], guard_rating: int = 2) -> int:
     """Best rating a claim may get given the numbers of its best span: 1 when nothing is missing."""
     if claim_numbers and not claim_numbers <= span_numbers:

@@ -24,7 +24,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from textleak.judges.base import ClaimRating, Judge, check_pairs, number_cap, threshold_rating
+from textleak.judges.base import ClaimRating, Judge, check_pairs, guarded_best_span, number_cap, threshold_rating
 from textleak.registry import judges
 from textleak.text import extract_numbers, split_sentences
 
@@ -132,14 +132,18 @@ class EmbeddingJudge(Judge):
                 span_vecs.append(np.asarray([vec for _, vec in windows[s0 + k]], dtype=np.float32).reshape(-1, sentence_vecs.shape[1]))
             matrix = np.concatenate(span_vecs, axis=0)
             sims = claim_vecs[c0 : c0 + len(cs)] @ matrix.T
-            best = np.argmax(sims, axis=1)
+            span_numbers = [extract_numbers(t) for t in span_texts] if self.number_guard else None
             rows = []
             for k, claim in enumerate(cs):
-                span = span_texts[int(best[k])]
-                # numbers are checked in the best span itself, not its whole sentence: a changed
-                # "12 May" must not pass because "12 kids" appears later in the sentence
-                cap = number_cap(extract_numbers(claim, count_word_one=False), extract_numbers(span), self.number_guard_rating) if self.number_guard else 1
-                rows.append({"similarity": float(sims[k, best[k]]), "span": span, "cap": cap})
+                if self.number_guard:
+                    # numbers are checked in each span itself, not its whole sentence: a changed "12 May"
+                    # must not pass because "12 kids" appears later in the sentence
+                    wanted = extract_numbers(claim, count_word_one=False)
+                    present = [number_cap(wanted, nums) == 1 for nums in span_numbers]
+                    best, cap = guarded_best_span(sims[k], present, self.t1, self.t2, self.number_guard_rating)
+                else:
+                    best, cap = int(np.argmax(sims[k])), 1
+                rows.append({"similarity": float(sims[k, best]), "span": span_texts[best], "cap": cap})
             out.append(rows)
             c0 += len(cs)
             r0 += len(rs)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from textleak.judges.base import ClaimRating, Judge, check_pairs, number_cap, threshold_rating
+from textleak.judges.base import ClaimRating, Judge, check_pairs, guarded_best_span, number_cap, threshold_rating
 from textleak.judges.spans import document_spans
 from textleak.registry import judges
 from textleak.text import extract_numbers, lcs_length, rouge_tokens
@@ -69,10 +69,13 @@ class LexicalJudge(Judge):
                     continue
                 tokens = rouge_tokens(claim)
                 recalls = [lcs_length(tokens, st) / len(tokens) if tokens else 0.0 for st in span_tokens]
-                best = max(range(len(spans)), key=recalls.__getitem__)
-                span, context = spans[best]
-                cap = number_cap(extract_numbers(claim, count_word_one=False), extract_numbers(context), self.number_guard_rating) if self.number_guard else 1
-                rows.append({"similarity": recalls[best], "span": span, "cap": cap})
+                if self.number_guard:
+                    wanted = extract_numbers(claim, count_word_one=False)
+                    present = [number_cap(wanted, extract_numbers(context)) == 1 for _, context in spans]
+                    best, cap = guarded_best_span(recalls, present, self.t1, self.t2, self.number_guard_rating)
+                else:
+                    best, cap = max(range(len(spans)), key=recalls.__getitem__), 1
+                rows.append({"similarity": recalls[best], "span": spans[best][0], "cap": cap})
             out.append(rows)
         return out
 

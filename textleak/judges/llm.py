@@ -276,9 +276,11 @@ class LLMJudge(Judge):
             prompts = [build_messages([claims[i][j] for j in js], documents[i], self.domain) for i, js in chunks]
             chunk_seeds = [derive_seed(seeds[i], js[0], attempt, bits=31) for i, js in chunks]
             # one batched call; the token budget fits the largest chunk (the stop string ends answers early)
+            # an answer that does not rate every claim of its prompt is not cached: a rerun asks again
             answers = self.lm.generate(
                 prompts, max_new_tokens=self._new_tokens(max(len(js) for _, js in chunks)), temperature=self.temperature,
                 top_p=self.top_p, n=self.n, seed=chunk_seeds, stop=("**Input**",), on_error="none",
+                accept=lambda k, samples: all(None not in parse_ratings(s, len(chunks[k][1]), self.strip_markdown) for s in samples),
             )
             for (i, js), samples in zip(chunks, answers):
                 for sample in samples:
@@ -302,7 +304,7 @@ class LLMJudge(Judge):
         if not lm.supports_scoring:
             raise ValueError(f"mode='logprob' needs a backend that scores choices; {lm.backend}:{lm.model_name} cannot (use mode='sample')")
         prompts = [build_logprob_prompt(claims[i][j], documents[i], self.domain) for i, j in todo]
-        logprobs = lm.score(prompts, list(LABEL_CHOICES))
+        logprobs = lm.score(prompts, list(LABEL_CHOICES), accept=lambda _, lps: label_probabilities(lps) is not None)
         for (i, j), lps in zip(todo, logprobs):
             p = label_probabilities(lps)
             if p is None:

@@ -2,11 +2,14 @@
 
 A record's privacy is the mean normalised rating of its claims the adversary did not know; the set's
 semantic privacy is the mean over original records (seed 000 eq. 1). Unparsed claims follow
-``config.unparsed``; a record with no scorable claim is reported as unscored.
+``config.unparsed`` and, above ``config.max_unparsed_share``, stop the run (:class:`UnparsedClaimsError`);
+a record with no scorable claim is reported as unscored, and a warning names the share when it is
+above 5%.
 """
 
 from __future__ import annotations
 
+import logging
 from typing import Any, Sequence
 
 import numpy as np
@@ -18,6 +21,15 @@ from textleak.leakage.inputs import Inputs
 from textleak.leakage.lexical import lexical_privacy
 from textleak.leakage.report import LeakageReport, RecordResult, bootstrap_ci
 from textleak.linkers import Link
+
+logger = logging.getLogger(__name__)
+
+
+class UnparsedClaimsError(RuntimeError):
+    """Too many claims got no parsable rating: the number would measure the judge's failures."""
+
+
+UNSCORED_WARNING_SHARE = 0.05
 
 
 def _claim_rows(claims: Sequence[str], known: set[int], ratings: list[ClaimRating] | None, config: LeakageConfig
@@ -61,7 +73,8 @@ def aggregate(inputs: Inputs, claims: Sequence[Sequence[str]], known_idx: Sequen
             positions_by_text.setdefault(originals[src], []).append(p)
 
     records: list[RecordResult] = []
-    n_unparsed = n_unscored = n_unlinked = n_scored_claims = 0
+    missing = set(inputs.missing)
+    n_unparsed = n_unscored = n_unlinked = n_scored_claims = n_judged = n_tied = 0
     rank_hits = {kk: 0 for kk in config.linkage_ks}
     correct_flags: list[float] = []
     for i in range(len(originals)):
@@ -71,6 +84,8 @@ def aggregate(inputs: Inputs, claims: Sequence[Sequence[str]], known_idx: Sequen
         link = links[i]
         rows, scores, unparsed_here = _claim_rows(claims[i], set(known_idx[i]), ratings.get(i), config)
         n_unparsed += unparsed_here
+        n_judged += len(ratings.get(i) or [])
+        n_tied += int(link.tied > 1)
         n_scored_claims += len(scores)
         correct: bool | None = None
         true_rank: int | None = None
@@ -97,7 +112,19 @@ def aggregate(inputs: Inputs, claims: Sequence[Sequence[str]], known_idx: Sequen
             index=i, id=inputs.ids[i], status=status, claims=rows, known_claims=list(known[i]), linked_index=link.index,
             linked_id=inputs.pool_ids[link.index] if link.index is not None else None, link_score=link.score,
             correct_link=correct, true_rank=true_rank, privacy=privacy, lexical_privacy=lex, unparsed_claims=unparsed_here,
+            sanitized_missing=i in missing, link_tied=link.tied,
         ))
+    if n_judged and n_unparsed > config.max_unparsed_share * n_judged:
+        raise UnparsedClaimsError(
+            f"{n_unparsed} of {n_judged} judged claims ({n_unparsed / n_judged:.0%}) got no parsable rating from the judge "
+            f"({describe['judge'].get('name')}): above max_unparsed_share={config.max_unparsed_share}, the number would "
+            "measure the judge's failures. Ratings that parsed are cached; fix the judge or its server and run again "
+            "(unparsed answers are never cached), or raise max_unparsed_share")
+    n_evaluated = len(inputs.active)
+    if n_evaluated and n_unscored > UNSCORED_WARNING_SHARE * n_evaluated:
+        logger.warning("%d of %d records (%.0f%%) have no claim left to score once the adversary knows k=%d of them; they "
+                       "are left out of the mean (short_records='reduce_k' keeps one claim per record to score)",
+                       n_unscored, n_evaluated, 100 * n_unscored / n_evaluated, config.k)
 
     privacies = [r.privacy for r in records if r.privacy is not None]
     lexicals = [r.lexical_privacy for r in records if r.lexical_privacy is not None]
@@ -119,6 +146,8 @@ def aggregate(inputs: Inputs, claims: Sequence[Sequence[str]], known_idx: Sequen
         n_unlinked=n_unlinked,
         n_unscored=n_unscored,
         n_skipped=inputs.n_skipped,
+        n_missing=len(inputs.missing),
+        n_tied_links=n_tied,
         ci95={
             "semantic_privacy": bootstrap_ci(privacies, config.bootstrap, config.seed),
             "lexical_privacy": bootstrap_ci(lexicals, config.bootstrap, config.seed),

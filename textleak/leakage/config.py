@@ -47,15 +47,27 @@ class LeakageConfig:
         "help": "how sanitized records map to originals: index (sanitized[i] came from original i), ids (sanitized_ids "
                 "name the original of each), none (synthetic data: no linkage rate), auto (ids when given, else index "
                 "when the sizes match, else none)", "choices": ("auto", "index", "ids", "none")})
-    missing: str = field(default="error", metadata={
-        "help": "a sanitized record that is None: error (default; a failed sanitization is not privacy) or drop "
-                "(treat it as withheld)", "choices": ("error", "drop")})
+    missing: str = field(default="original", metadata={
+        "help": "an original whose sanitized record is missing (None, or no sanitized record names its id): original "
+                "(it counts as released unsanitized: a failed sanitization is never privacy; counted and warned) or "
+                "error", "choices": ("original", "error")})
     unlinked: str = field(default="score_empty", metadata={
         "help": "a record no sanitized record shares a term with: score_empty (its claims rate as unsupported) or skip "
                 "(left out of the privacy mean, the released code)", "choices": ("score_empty", "skip")})
-    unparsed: str = field(default="exclude", metadata={
-        "help": "a claim whose judge answer could not be parsed: exclude (left out of its record's mean, reported) or "
-                "leak (counted as full leakage)", "choices": ("exclude", "leak")})
+    unparsed: str = field(default="leak", metadata={
+        "help": "a claim whose judge answer could not be parsed: leak (counted as full leakage) or exclude (left out "
+                "of its record's mean, the released code); counted either way", "choices": ("leak", "exclude")})
+    max_unparsed_share: float = field(default=0.1, metadata={
+        "help": "fail the run when more than this share of judged claims is unparsed (what was judged stays cached; "
+                "1 never fails)"})
+    short_records: str = field(default="exclude", metadata={
+        "help": "a record with no more than k claims leaves nothing to score once the adversary knows k: exclude "
+                "(out of the mean, counted, warned above 5%) or reduce_k (the adversary knows all but one claim)",
+        "choices": ("exclude", "reduce_k")})
+    normalize: bool = field(default=True, metadata={
+        "help": "normalise text before atomizing, linking and judging (NFKC, zero-width and bidi controls removed, "
+                "look-alike letters folded), so text that reads the same to a person reads the same here",
+        "flag": "--no-normalize"})
     empty_originals: str = field(default="error", metadata={
         "help": "an empty original record: error, or skip (reported)", "choices": ("error", "skip")})
     lexical_variant: str = field(default="paper", metadata={
@@ -73,7 +85,7 @@ class LeakageConfig:
     progress: bool = field(default=False, metadata={"help": "progress bars", "cli": False})
 
     def __post_init__(self) -> None:
-        for name in ("knowledge", "alignment", "missing", "unlinked", "unparsed", "empty_originals", "lexical_variant"):
+        for name in ("knowledge", "alignment", "missing", "unlinked", "unparsed", "empty_originals", "lexical_variant", "short_records"):
             check_choice(LeakageConfig, name, getattr(self, name))
         for name, registry in (("judge", judges), ("atomizer", atomizers), ("linker", linkers)):
             value = getattr(self, name)
@@ -86,6 +98,8 @@ class LeakageConfig:
         for name in ("judge_options", "atomizer_options", "linker_options"):
             if not isinstance(getattr(self, name), dict):
                 raise TypeError(f"{name} must be a dict, got {type(getattr(self, name)).__name__}")
+        if isinstance(self.max_unparsed_share, bool) or not isinstance(self.max_unparsed_share, (int, float)) or not 0 <= self.max_unparsed_share <= 1:
+            raise ValueError(f"max_unparsed_share must be a number in [0, 1], got {self.max_unparsed_share!r}")
         self.linkage_ks = tuple(int(x) for x in self.linkage_ks)
 
     def replace(self, **changes: Any) -> "LeakageConfig":

@@ -43,7 +43,7 @@ def rate_with_cache(judge: Judge, jobs: Sequence[tuple[list[str], str, int]], ca
         return [[r.to_dict() for r in rs] for rs in rated]
 
     rows = cached_map(keys, compute, cache, chunk_size=batch_records, progress=progress, desc=desc, unit="rec",
-                      keep=lambda rs: all(r["status"] == OK for r in rs))
+                      keep=lambda _, rs: all(r["status"] == OK for r in rs))
     return [[ClaimRating.from_dict(r) for r in rs] for rs in rows]
 
 

@@ -32,8 +32,9 @@ from textleak.text.seeds import derive_seed
 
 logger = logging.getLogger(__name__)
 
+
 def select_known_indices(claim_counts: Sequence[int], k: int = 3, strategy: str = "random", seed: int = 0,
-                       record_indices: Sequence[int] | None = None) -> list[list[int]]:
+                         record_indices: Sequence[int] | None = None, keep_one: bool = False) -> list[list[int]]:
     """Indices of the known claims of every record. ``record_indices`` (default 0..N-1) are the
     records' positions in the original dataset: they seed the per-record draw."""
     if k < 1:
@@ -50,7 +51,9 @@ def select_known_indices(claim_counts: Sequence[int], k: int = 3, strategy: str 
             out.append(order[:k])
         return out
     for n, i in zip(claim_counts, idx):
-        if n <= k:
+        if keep_one and 1 < n <= k:
+            out.extend(select_known_indices([n], n - 1, strategy, seed, [i]))
+        elif n <= k:
             out.append(list(range(n)))
         elif strategy == "first":
             out.append(list(range(k)))
@@ -129,7 +132,8 @@ def choose_knowledge(claims: Sequence[Sequence[str]], active: Sequence[int], con
                      ) -> tuple[list[list[int]], list[list[str]], "KnowledgeParaphraser | None"]:
     """(indices of the known claims, the known claims as the adversary holds them, the paraphraser
     when paraphrasing) for every original record."""
-    known_idx = select_known_indices([len(c) for c in claims], k=config.k, strategy=config.knowledge, seed=config.seed)
+    known_idx = select_known_indices([len(c) for c in claims], k=config.k, strategy=config.knowledge, seed=config.seed,
+                                     keep_one=config.short_records == "reduce_k")
     known = [[claims[i][j] for j in known_idx[i]] for i in range(len(claims))]
     paraphraser = None
     if config.paraphrase_knowledge:

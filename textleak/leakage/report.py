@@ -11,6 +11,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from textleak._version import __version__
+from textleak.io import write_json, write_jsonl
 
 
 @dataclass
@@ -30,6 +31,8 @@ class RecordResult:
     privacy: float | None
     lexical_privacy: float | None
     unparsed_claims: int = 0
+    sanitized_missing: bool = False  # no sanitized record came back: the original counted as released
+    link_tied: int = 0  # candidates sharing the link's top score (> 1: a tie, broken toward the lower id)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -49,6 +52,8 @@ class LeakageReport:
     n_unlinked: int
     n_unscored: int
     n_skipped: int
+    n_missing: int  # originals with no sanitized record, counted as released unsanitized
+    n_tied_links: int  # links whose top score was shared by another candidate
     ci95: dict[str, list[float] | None]
     judge: dict[str, Any]
     atomizer: dict[str, Any]
@@ -66,22 +71,15 @@ class LeakageReport:
     def write(self, folder: str | Path, name: str = "") -> dict[str, Path]:
         """``report.json`` (summary) and ``records.jsonl`` (one line per original record)."""
         folder = Path(folder)
-        folder.mkdir(parents=True, exist_ok=True)
         prefix = f"{name}." if name else ""
-        report = folder / f"{prefix}report.json"
-        records = folder / f"{prefix}records.jsonl"
-        report.write_text(json.dumps(self.summary(), indent=2, ensure_ascii=False), encoding="utf-8")
-        self.write_records(records)
+        report = write_json(folder / f"{prefix}report.json", self.summary())
+        records = self.write_records(folder / f"{prefix}records.jsonl")
         return {"report": report, "records": records}
 
     def write_records(self, path: str | Path) -> Path:
-        """One JSON line per original record: claims with ratings, known claims, link and scores."""
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(path, "w", encoding="utf-8") as f:
-            for r in self.records:
-                f.write(json.dumps(r.to_dict(), ensure_ascii=False) + "\n")
-        return path
+        """One JSON line per original record: claims with ratings, known claims, link and scores
+        (private text: the file is readable by its owner only)."""
+        return write_jsonl(path, (r.to_dict() for r in self.records))
 
 
 def bootstrap_ci(values: Sequence[float], n_resamples: int = 1000, seed: int = 0, alpha: float = 0.05) -> list[float] | None:

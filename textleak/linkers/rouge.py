@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from textleak.linkers.base import Linker
+import numpy as np
+
+from textleak.linkers.base import Linker, top_hits
 from textleak.registry import linkers
 from textleak.text import rouge_tokens
 from textleak.text.lcs import LCSIndex
@@ -37,17 +39,15 @@ class RougeLinker(Linker):
         out = []
         for q in queries:
             qt = rouge_tokens(q)
-            scored = []
+            scores = np.zeros(len(self._docs))
             if qt:
                 for r, doc in enumerate(self._docs):
                     lcs = doc.lcs(qt)
                     if lcs == 0:
                         continue
                     rec, prec = lcs / len(qt), lcs / doc.length
-                    s = rec if self.measure == "recall" else prec if self.measure == "precision" else 2 * rec * prec / (rec + prec)
-                    scored.append((r, s))
-            scored.sort(key=lambda x: (-x[1], x[0]))
-            out.append(scored[:k])
+                    scores[r] = rec if self.measure == "recall" else prec if self.measure == "precision" else 2 * rec * prec / (rec + prec)
+            out.append(top_hits(scores, k))
         return out
 
     def describe(self) -> dict[str, Any]:

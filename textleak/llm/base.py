@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from abc import ABC, abstractmethod
 from dataclasses import asdict, dataclass
-from typing import Any, Sequence, Union
+from typing import Any, Callable, Sequence, Union
 
 from textleak.cache import DiskCache, cached_map, content_hash
 
@@ -138,12 +138,15 @@ class LanguageModel(ABC):
         stop: Sequence[str] = (),
         banned_phrases: Sequence[str] = (),
         on_error: str = "raise",
+        accept: Callable[[int, list[str | None]], bool] | None = None,
     ) -> list[list[str | None]]:
         """``n`` completions for each prompt (a list of ``n`` strings per prompt).
 
         ``seed`` is one int or one per prompt (use the record index). With ``on_error="none"`` a
         prompt the backend could not answer yields ``None`` entries (never cached); with
-        ``"raise"`` an :class:`LLMError` names the first failed prompt.
+        ``"raise"`` an :class:`LLMError` names the first failed prompt. ``accept(i, samples)``, when
+        given, says whether prompt i's samples are usable (e.g. they parse): samples it rejects are
+        returned but not cached, so a rerun (after a server is fixed) asks again.
         """
         if on_error not in ("raise", "none"):
             raise ValueError("on_error must be 'raise' or 'none'")
@@ -180,13 +183,16 @@ class LanguageModel(ABC):
         # chunks are cached as they finish, so an interrupted or failed run keeps what it computed;
         # failed prompts (None samples) are never cached
         outs = cached_map(keys, compute, self._cache(), chunk_size=self.cache_chunk,
-                          keep=lambda out: all(o is not None for o in out), after_chunk=raise_on_failure)
+                          keep=lambda i, out: all(o is not None for o in out) and (accept is None or accept(i, out)),
+                          after_chunk=raise_on_failure)
         return [list(o) for o in outs]
 
-    def score(self, prompts: Sequence[Prompt], choices: Sequence[str] | Sequence[Sequence[str]]) -> list[list[float]]:
+    def score(self, prompts: Sequence[Prompt], choices: Sequence[str] | Sequence[Sequence[str]],
+              accept: Callable[[int, list[float]], bool] | None = None) -> list[list[float]]:
         """Log-probability of each choice as the continuation of each prompt.
 
-        ``choices`` is one list shared by every prompt, or one list per prompt.
+        ``choices`` is one list shared by every prompt, or one list per prompt. ``accept(i, logprobs)``
+        says whether prompt i's scores are usable; rejected ones are returned but not cached.
         """
         norm = [normalize_prompt(p) for p in prompts]
         if choices and all(isinstance(c, str) for c in choices):
@@ -207,7 +213,7 @@ class LanguageModel(ABC):
                 raise PromptError(chunk[e.index], e.problem) from None
             return [[float(x) for x in out] for out in outs]
 
-        return [list(o) for o in cached_map(keys, compute, self._cache(), chunk_size=self.cache_chunk)]
+        return [list(o) for o in cached_map(keys, compute, self._cache(), chunk_size=self.cache_chunk, keep=accept)]
 
     def __getstate__(self) -> dict:
         """Only the configuration travels (to ``datasets.map`` workers and the fingerprint hasher)."""

@@ -134,18 +134,12 @@ class SemanticLeakage(evaluate.Metric):
         result = None
         if rank == 0:
             predictions, references = list(predictions), list(references)
-            alignment = "auto"
-            if sanitized_ids is not None:
-                if original_ids is None and all(isinstance(s, int) for s in sanitized_ids):
-                    sanitized_ids = [str(s) for s in sanitized_ids]
-                alignment = "ids"
-            elif len(predictions) != len(references):
-                alignment = "none"
-            config = self.leakage_config
-            report = evaluate_leakage(
-                references, predictions, config.replace(judge=self.judge(), alignment=alignment if config.alignment == "auto" else config.alignment),
-                original_ids=original_ids, sanitized_ids=sanitized_ids,
-            )
+            if sanitized_ids is not None and original_ids is None and all(isinstance(s, int) for s in sanitized_ids):
+                sanitized_ids = [str(s) for s in sanitized_ids]  # positions of the references
+            # sets of different sizes are an error unless alignment="none" (synthetic data) was asked for at
+            # load time or sanitized_ids say which original each prediction came from
+            report = evaluate_leakage(references, predictions, self.leakage_config.replace(judge=self.judge()),
+                                      original_ids=original_ids, sanitized_ids=sanitized_ids)
             result = report.summary()
             if return_records:
                 result["records"] = [r.to_dict() for r in report.records]

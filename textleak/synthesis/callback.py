@@ -55,6 +55,11 @@ class LeakageCallback(TrainerCallback):
         self.records = list(records)
         self.tokenizer = tokenizer
         self.control_code = resolve_template(control_code)
+        missing = [f for f in (*self.control_code.fields, text_field) if f not in self.records[0]]
+        if missing:  # checked now, not after training has run
+            raise ValueError(f"LeakageCallback: the records have no field(s) {missing} (fields: {sorted(self.records[0])}); "
+                             f"the control code {control_code!r} reads {self.control_code.fields}: pass control_code='none' "
+                             "for plain text records, or text_field=")
         self.every_n_steps = every_n_steps
         self.num_records = min(num_records, len(self.records))
         self.text_field = text_field
@@ -83,7 +88,7 @@ class LeakageCallback(TrainerCallback):
         else:
             from textleak.leakage import evaluate_leakage
 
-            options = {"alignment": "none", "missing": "drop", "bootstrap": 0, **self.leakage_options}
+            options = {"alignment": "none", "bootstrap": 0, **self.leakage_options}
             if all(t is None for t in synthetic):
                 metrics = {"semantic_privacy": None, "lexical_privacy": None}
             else:
