@@ -9,11 +9,13 @@ rerun or an interrupted run costs nothing twice.
 from __future__ import annotations
 
 import logging
+import math
 from abc import ABC, abstractmethod
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any, Sequence, Union
 
-from textleak.cache import DiskCache, content_hash
+from textleak.cache import DiskCache, content_hash, file_hash, model_cache_root
 
 logger = logging.getLogger(__name__)
 
@@ -73,6 +75,39 @@ def normalize_prompt(prompt: Prompt) -> str | list[dict[str, str]]:
             msgs.append({"role": m["role"], "content": m["content"]})
         return msgs
     raise TypeError(f"a prompt is a string or a non-empty list of chat messages, got {type(prompt).__name__}")
+
+
+# ---- helpers shared by the local backends (transformers, llama.cpp) -------------------------------
+def plain_chat(messages: Sequence[Message]) -> str:
+    """Render chat messages as plain text for a tokenizer without a chat template (a base model)."""
+    names = {"system": "System", "user": "User", "assistant": "Assistant"}
+    parts = [f"{names[m['role']]}: {m['content']}" for m in messages]
+    return "\n\n".join(parts) + "\n\nAssistant:"
+
+
+def sample_seed(seed: int, sample_index: int) -> int:
+    """The generator seed of one sampled row: a stable function of the prompt's seed and sample index."""
+    return int(content_hash("sample-seed", int(seed), int(sample_index))[:15], 16)
+
+
+def _common_prefix_len(a: Sequence[int], b: Sequence[int]) -> int:
+    n = min(len(a), len(b))
+    i = 0
+    while i < n and a[i] == b[i]:
+        i += 1
+    return i
+
+
+def _cached_file_hash(path: Path) -> str:
+    """SHA-256 of a file, memoised by (path, size, mtime) so big weight files are hashed once."""
+    st = path.stat()
+    memo = DiskCache("file_hashes", root=model_cache_root())
+    key = content_hash(str(path.resolve()), st.st_size, st.st_mtime_ns)
+    got = memo.get(key)
+    if got is None:
+        got = file_hash(path)
+        memo.set(key, got)
+    return got
 
 
 def _seeds(seed: int | Sequence[int], n_prompts: int) -> list[int]:
@@ -190,7 +225,9 @@ class LanguageModel(ABC):
     def score(self, prompts: Sequence[Prompt], choices: Sequence[str] | Sequence[Sequence[str]]) -> list[list[float]]:
         """Log-probability of each choice as the continuation of each prompt.
 
-        ``choices`` is one list shared by every prompt, or one list per prompt.
+        ``choices`` is one list shared by every prompt, or one list per prompt. ``-inf``: the choice
+        is (practically) impossible; NaN: the backend could not score it (not cached; treat as
+        unparsed, never as a low probability).
         """
         norm = [normalize_prompt(p) for p in prompts]
         if choices and all(isinstance(c, str) for c in choices):
@@ -214,8 +251,9 @@ class LanguageModel(ABC):
             except PromptError as e:
                 raise PromptError(chunk[e.index], e.problem) from None
             fresh = {keys[i]: [float(x) for x in out] for i, out in zip(chunk, outs)}
-            cache.set_many(fresh)
             hit.update(fresh)
+            # NaN means "could not be scored" (e.g. a server's greedy path left the choice): never cached
+            cache.set_many({k: v for k, v in fresh.items() if not any(math.isnan(x) for x in v)})
         return [list(hit[k]) for k in keys]
 
     def __getstate__(self) -> dict:

@@ -40,8 +40,10 @@ import threading
 from pathlib import Path
 from typing import Any, Sequence
 
-from textleak.cache import DiskCache, content_hash, file_hash, model_cache_root
-from textleak.llm.base import GenerationParams, LanguageModel, PromptError
+from textleak.cache import DiskCache, content_hash
+from textleak.llm.base import (  # noqa: F401  (plain_chat and sample_seed are part of this module's API)
+    GenerationParams, LanguageModel, PromptError, _cached_file_hash, _common_prefix_len, plain_chat, sample_seed,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -50,38 +52,6 @@ _META_FILES = ("config.json", "generation_config.json", "tokenizer.json", "token
                "tokenizer.model", "special_tokens_map.json", "chat_template.jinja", "chat_template.json")
 _MAX_REDRAWS = 64
 _CALL_COST = 64  # a forward pass's fixed cost, in prompt tokens (see TransformersLM._prefix_mode)
-
-
-def plain_chat(messages: Sequence[dict]) -> str:
-    """Render chat messages as plain text for a tokenizer without a chat template (a base model)."""
-    names = {"system": "System", "user": "User", "assistant": "Assistant"}
-    parts = [f"{names[m['role']]}: {m['content']}" for m in messages]
-    return "\n\n".join(parts) + "\n\nAssistant:"
-
-
-def sample_seed(seed: int, sample_index: int) -> int:
-    """The generator seed of one sampled row: a stable function of the prompt's seed and sample index."""
-    return int(content_hash("sample-seed", int(seed), int(sample_index))[:15], 16)
-
-
-def _common_prefix_len(a: Sequence[int], b: Sequence[int]) -> int:
-    n = min(len(a), len(b))
-    i = 0
-    while i < n and a[i] == b[i]:
-        i += 1
-    return i
-
-
-def _cached_file_hash(path: Path) -> str:
-    """SHA-256 of a file, memoised by (path, size, mtime) so big weight files are hashed once."""
-    st = path.stat()
-    memo = DiskCache("file_hashes", root=model_cache_root())
-    key = content_hash(str(path.resolve()), st.st_size, st.st_mtime_ns)
-    got = memo.get(key)
-    if got is None:
-        got = file_hash(path)
-        memo.set(key, got)
-    return got
 
 
 class TransformersLM(LanguageModel):
