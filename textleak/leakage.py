@@ -207,10 +207,13 @@ def _rate_with_cache(judge: Judge, jobs: list[tuple[list[str], str, int]], cache
     if todo:
         from tqdm.auto import tqdm
 
+        from textleak.distributed import rate_sharded
+
         bar = tqdm(total=len(todo), desc=desc, unit="rec", disable=not progress, leave=False)
         for start in range(0, len(todo), batch_records):
             chunk = todo[start : start + batch_records]
-            ratings = judge.rate([jobs[j][0] for j in chunk], [jobs[j][1] for j in chunk], [jobs[j][2] for j in chunk])
+            # under `accelerate launch` each process rates a share of the batch and all get the whole
+            ratings = rate_sharded(judge, [jobs[j][0] for j in chunk], [jobs[j][1] for j in chunk], [jobs[j][2] for j in chunk])
             if len(ratings) != len(chunk):
                 raise RuntimeError(f"judge {settings.get('name')} returned {len(ratings)} rating lists for {len(chunk)} documents")
             fresh = {}

@@ -220,7 +220,9 @@ class TransformersLM(LanguageModel):
             model_kwargs["device_map"] = self.device_map
         model = AutoModelForCausalLM.from_pretrained(src, **model_kwargs)
         if self.device_map is None:
-            model.to(self.device or ("cuda" if torch.cuda.is_available() else "cpu"))
+            from textleak.distributed import local_device
+
+            model.to(self.device or local_device())  # cuda:<LOCAL_RANK> under a multi-process launch
         model.eval()
         self._tokenizer = tokenizer
         self._model = model
