@@ -1,5 +1,9 @@
 """Start and stop a local llama.cpp OpenAI-compatible server (``python -m llama_cpp.server``).
 
+``python -m textleak.llm.llamacpp_server <llama_cpp.server options>`` runs llama-cpp-python's server
+with llama.cpp's extra CPU buffers off on AMX CPUs (they crash there, see
+:func:`textleak.llm.llamacpp.resolve_extra_buffers`; ``TEXTLEAK_LLAMA_EXTRA_BUFFERS=1``/``0`` forces them).
+
 Used by the tests and benchmarks to run the OpenAI backend against a real engine, and handy for
 trying a model locally::
 
@@ -55,13 +59,15 @@ class LlamaServer:
     ``model``: "embedded" or a GGUF path. ``n_ctx``: context per request; ``logits_all``: needed for
     log-probs (it keeps an ``n_ctx x vocabulary`` float32 matrix: 2 GB for Gemma 3 at 2048);
     ``n_threads``; ``api_key`` (the server then requires it); ``extra_args`` (more CLI flags);
-    ``log_path`` (the server's stdout/stderr; a temporary file by default).
+    ``log_path`` (the server's stdout/stderr; a temporary file by default); ``extra_buffers``
+    (see :func:`textleak.llm.llamacpp.resolve_extra_buffers`).
     """
 
     def __init__(self, model: str = "embedded", *, n_ctx: int = 2048, logits_all: bool = True, n_threads: int | None = None,
                  api_key: str | None = None, port: int | None = None, chat_template: str | None = PLAIN_CHAT_TEMPLATE,
                  bos_token: str = "<bos>", eos_token: str = "<eos>", extra_args: list[str] | None = None,
-                 log_path: str | os.PathLike | None = None, startup_timeout: float = 180.0):
+                 log_path: str | os.PathLike | None = None, startup_timeout: float = 180.0,
+                 extra_buffers: bool | None = None):
         self.model = model
         self.n_ctx = int(n_ctx)
         self.logits_all = bool(logits_all)
@@ -74,6 +80,7 @@ class LlamaServer:
         self.extra_args = list(extra_args or [])
         self.log_path = Path(log_path) if log_path else None
         self.startup_timeout = float(startup_timeout)
+        self.extra_buffers = extra_buffers
         self.model_alias = "gemma-3-270m" if model == "embedded" else Path(model).stem
         self._proc: subprocess.Popen | None = None
         self._tmp: tempfile.TemporaryDirectory | None = None
@@ -95,7 +102,7 @@ class LlamaServer:
             path = str(embedded_gguf_path())
         else:
             path = str(Path(self.model).expanduser().resolve())
-        cmd = [sys.executable, "-m", "llama_cpp.server", "--model", path, "--model_alias", self.model_alias,
+        cmd = [sys.executable, "-m", "textleak.llm.llamacpp_server", "--model", path, "--model_alias", self.model_alias,
                "--host", "127.0.0.1", "--port", str(self.port), "--n_ctx", str(self.n_ctx),
                "--logits_all", str(self.logits_all), "--verbose", "False", "--use_mlock", "False"]
         if self.n_threads:
@@ -123,6 +130,8 @@ class LlamaServer:
         env = {k: os.environ[k] for k in ("PATH", "HOME", "LANG", "LC_ALL", "PYTHONPATH", "TMPDIR", "OMP_NUM_THREADS")
                if k in os.environ}
         env.update(HOST="127.0.0.1", PORT=str(self.port))
+        if self.extra_buffers is not None:
+            env["TEXTLEAK_LLAMA_EXTRA_BUFFERS"] = "1" if self.extra_buffers else "0"
         if self.api_key:
             env["API_KEY"] = self.api_key  # read by the server's settings; never on the command line
         started = time.perf_counter()
@@ -164,3 +173,19 @@ class LlamaServer:
         if self._tmp is not None:
             self._tmp.cleanup()
             self._tmp = None
+
+
+def main() -> None:
+    """``llama_cpp.server``'s command line, with the extra-buffer policy applied."""
+    from textleak.llm.llamacpp import model_params_patch, resolve_extra_buffers
+
+    flag = os.environ.get("TEXTLEAK_LLAMA_EXTRA_BUFFERS")
+    extra = resolve_extra_buffers(None if flag is None else flag not in ("0", "false", "False", ""))
+    from llama_cpp.server.__main__ import main as server_main
+
+    with model_params_patch(extra):  # the model is loaded inside: the patch must hold until it is
+        server_main()
+
+
+if __name__ == "__main__":
+    main()

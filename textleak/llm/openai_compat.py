@@ -351,20 +351,15 @@ class OpenAICompatibleLM(LanguageModel):
 
     # ---- scoring --------------------------------------------------------------------------------
     def _score(self, prompts: list, choices: list[list[str]]) -> list[list[float]]:
-        jobs = [(i, p, c) for i, (p, cs) in enumerate(zip(prompts, choices)) for c in cs]
-        values = self._map(self._score_one, jobs)
-        out, k = [], 0
-        for cs in choices:
-            out.append(values[k:k + len(cs)])
-            k += len(cs)
-        return out
+        # one job per prompt: its choices share one greedy path (one request), or get one echo each
+        return self._map(self._score_one, [(i, p, list(cs)) for i, (p, cs) in enumerate(zip(prompts, choices))])
 
-    def _score_one(self, job) -> float:
-        index, prompt, choice = job
+    def _score_one(self, job) -> list[float]:
+        index, prompt, choices = job
         try:
             if isinstance(prompt, str) and self.logprob_method in ("auto", "echo"):
-                return self._score_echo(prompt, choice)
-            return self._score_greedy(prompt, choice)
+                return [self._score_echo(prompt, c) for c in choices]
+            return self._score_greedy(prompt, choices)
         except _RequestFailed as e:
             if e.status in (400, 404, 422):
                 raise NotImplementedError(
@@ -396,23 +391,25 @@ class OpenAICompatibleLM(LanguageModel):
             raise ValueError(f"choice {choice!r} got no tokens from the server")
         return total
 
-    def _greedy_path(self, prompt, budget: int) -> tuple[list[tuple[str, float, dict[str, float]]], bool]:
-        """The greedy continuation: per token (text, log-prob, {top token text: log-prob}), and
-        whether the prompt went to the chat endpoint."""
+    def _greedy_path(self, prompt, budget: int) -> tuple[list[tuple[str, float, dict[str, float]]], bool, bool]:
+        """The greedy continuation: per token (text, log-prob, {top token text: log-prob}); whether
+        the prompt went to the chat endpoint; whether the path stopped at the token budget."""
         k = max(1, self.top_logprobs)
         common = {"max_tokens": budget, "temperature": 0.0, "seed": 0}
         if isinstance(prompt, str) and self.string_endpoint == "completions":
             data = self._post("completions", {**common, "prompt": prompt, "logprobs": k})
-            lp = data["choices"][0].get("logprobs") or {}
+            choice = data["choices"][0]
+            lp = choice.get("logprobs") or {}
             tokens, values, tops = lp.get("tokens"), lp.get("token_logprobs"), lp.get("top_logprobs")
             if tokens is None or values is None:
                 raise NotImplementedError(f"{self.base_url} returned no completion log-probs")
             tops = tops or [None] * len(tokens)
             path = [(t, float(v), {str(a): float(b) for a, b in (top or {}).items()}) for t, v, top in zip(tokens, values, tops)]
-            return path, False
+            return path, False, choice.get("finish_reason") == "length"
         messages = [{"role": "user", "content": prompt}] if isinstance(prompt, str) else prompt
         data = self._post("chat/completions", {**common, "messages": messages, "logprobs": True, "top_logprobs": k})
-        content = ((data["choices"][0].get("logprobs") or {}).get("content"))
+        choice = data["choices"][0]
+        content = ((choice.get("logprobs") or {}).get("content"))
         if content is None:
             raise NotImplementedError(f"{self.base_url} returned no chat logprobs (needs logprobs/top_logprobs)")
         path = []
@@ -421,15 +418,28 @@ class OpenAICompatibleLM(LanguageModel):
             for alt in item.get("top_logprobs") or []:
                 tops.setdefault(str(alt.get("token", "")), float(alt["logprob"]))
             path.append((str(item.get("token", "")), float(item["logprob"]), tops))
-        return path, True
+        return path, True, choice.get("finish_reason") == "length"
 
-    def _score_greedy(self, prompt, choice: str) -> float:
-        """log p(choice) walked along the greedy path (see the module doc); NaN when the path leaves
-        the choice before its last piece."""
-        if not choice:
-            raise ValueError("a choice must be a non-empty string")
-        # a token is at least one byte, so this many greedy tokens always cover the choice
-        path, chat = self._greedy_path(prompt, budget=len(choice.encode("utf-8")) + 1)
+    def _score_greedy(self, prompt, choices: list[str]) -> list[float]:
+        """log p(choice) for each choice, walked along one greedy path (see the module doc)."""
+        if any(not isinstance(c, str) or not c for c in choices):
+            raise ValueError("choices must be non-empty strings")
+        # most tokens hold two characters or more: try a short path first, and extend it only when a
+        # choice is still undecided where the path hit its budget (a token is at least one byte)
+        short = max(len(c) // 2 + 2 for c in choices)
+        full = max(len(c.encode("utf-8")) + 1 for c in choices)
+        path, chat, cut = self._greedy_path(prompt, min(short, full))
+        scores = [self._walk(path, chat, c) for c in choices]
+        if cut and short < full and any(s is None for s in scores):
+            path, chat, cut = self._greedy_path(prompt, full)
+            scores = [self._walk(path, chat, c) for c in choices]
+        return [float("nan") if s is None else s for s in scores]
+
+    @staticmethod
+    def _walk(path, chat: bool, choice: str) -> float | None:
+        """Walk ``choice`` along the greedy path: a log-prob, -inf (its next piece is not among the
+        top tokens), NaN (it goes on past a token the model did not pick), or None (the path ended
+        before the choice was decided)."""
         rest, total = choice, 0.0
         for position, (token, value, tops) in enumerate(path):
             first = chat and position == 0  # the start of a chat answer: leading whitespace is not a label
@@ -450,6 +460,6 @@ class OpenAICompatibleLM(LanguageModel):
                 rest = rest[len(piece):]
                 continue
             if any(norm(t) and rest.startswith(norm(t)) for t in candidates):
-                return float("nan")  # the choice goes on past a token the model did not pick
-            return float("-inf")  # the choice's next piece is not among the top tokens
-        return float("nan")  # the answer ended (EOS) inside the choice
+                return float("nan")
+            return float("-inf")
+        return None
