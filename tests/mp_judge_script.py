@@ -37,8 +37,8 @@ def main() -> None:
     if backend == "scripted":
         lm = ScriptedLM(scripted_answer, name="mp-script")
         judge = LLMJudge(lm, mode="sample", n=3, claims_per_prompt=2)
-    else:  # llama.cpp in process, greedy log-prob judge; cheap with the tiny model
-        lm = load_llm("llamacpp:embedded", n_ctx=4096)
+    else:  # llama.cpp in process, log-prob judge (slower: a manual check, not in the test)
+        lm = load_llm("llamacpp:embedded", n_ctx=4096, n_threads=1, n_threads_batch=1)
         judge = LLMJudge(lm, mode="logprob", n=3)
     report = evaluate_leakage(originals, sanitized, judge=judge, k=1, bootstrap=0, use_cache=False,
                               judge_batch_records=5)
