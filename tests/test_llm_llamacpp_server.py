@@ -39,7 +39,7 @@ def client(server, tmp_path, **options) -> OpenAICompatibleLM:
 @pytest.mark.slow
 def test_judge_in_both_modes_through_the_server(llama_server, tmp_path):
     lm = client(llama_server, tmp_path)
-    sampled = LLMJudge(lm, mode="sample", n=3, claims_per_prompt=3, max_new_tokens=48, max_retries=0)
+    sampled = LLMJudge(lm, mode="sample", n=3, claims_per_prompt=3, max_new_tokens=32, max_retries=0)
     [ratings] = sampled.rate([CLAIMS], [DOC], seeds=[0])
     assert len(ratings) == 3
     for r in ratings:  # parsed votes give a rating, anything else is unparsed: never a silent score
@@ -112,9 +112,8 @@ def test_atomizer_and_sanitizer_through_the_server(llama_server, tmp_path):
 def test_study_cli_with_the_server(llama_server, tmp_path):
     config = tmp_path / "study.yaml"
     config.write_text(json.dumps({
-        "sanitizers": ["identity", "sanitize_paraphrase"],
-        "sanitizer_options": {"sanitize_paraphrase": {"max_new_tokens": 24}},
-        "judge_options": {"max_new_tokens": 48, "max_retries": 0, "claims_per_prompt": 10},
+        "sanitizers": ["identity"],  # the LLM sanitizers through the server: the test above
+        "judge_options": {"n": 1, "max_new_tokens": 24, "max_retries": 0, "claims_per_prompt": 10},
         "bootstrap": 0,
     }))
     spec = f"openai:{llama_server.model_alias}@{llama_server.base_url}"
@@ -126,7 +125,7 @@ def test_study_cli_with_the_server(llama_server, tmp_path):
     study = json.loads((tmp_path / "out" / "study.json").read_text())
     text = json.dumps(study)
     assert spec.split("@")[1] in text or llama_server.model_alias in text
-    assert "identity" in text and "sanitize_paraphrase" in text
+    assert "identity" in text and '"judge": "llm"' in text
 
 
 @pytest.mark.slow

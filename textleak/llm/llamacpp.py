@@ -168,6 +168,7 @@ class LlamaCppLM(LanguageModel):
         self._llm = None
         self._batch = None
         self._past: list[int] = []
+        self._memo: dict = {}  # position in _past -> its logits (float32 row)
         self._fingerprint: str | None = None
         self._template = None
         self._stats = {"decode_calls": 0, "decoded_tokens": 0, "load_seconds": 0.0}
@@ -238,6 +239,7 @@ class LlamaCppLM(LanguageModel):
         self._llm = llm
         self._batch = llama_cpp._internals.LlamaBatch(n_tokens=self.n_batch, embd=0, n_seq_max=1, verbose=False)
         self._past = []
+        self._memo = {}
         self._n_vocab = int(llm.n_vocab())
         eos = {int(llm.token_eos())}
         for name in (b"<end_of_turn>", b"<|eot_id|>", b"<|im_end|>"):
@@ -324,13 +326,22 @@ class LlamaCppLM(LanguageModel):
         if len(ids) > llm.n_ctx():
             raise PromptError(0, f"{len(ids)} tokens exceed the context of {llm.n_ctx()} tokens allocated (n_ctx)")
         keep = sorted(set(int(k) for k in keep))
-        start = min(_common_prefix_len(self._past, ids), len(ids) - 1, keep[0] if keep else len(ids) - 1)
-        start = max(start, 0)
-        llm._ctx.kv_cache_seq_rm(0, start, -1)
+        common = _common_prefix_len(self._past, ids)
+        # logits already computed for a shared position are reused (e.g. the choices of one prompt
+        # share all but their last tokens); the rest is decoded from the first position missing
+        missing = [k for k in keep if not (k < common and k in self._memo)]
+        start = max(0, min(common, missing[0] if missing else len(ids)))
+        if start < len(self._past):
+            llm._ctx.kv_cache_seq_rm(0, start, -1)
+            for k in [k for k in self._memo if k >= start]:
+                del self._memo[k]
         self._past = list(ids[:start])
-        wanted = set(keep)
+        wanted = set(missing)
         out = np.empty((len(keep), self._n_vocab), dtype=np.float32)
         row_of = {k: r for r, k in enumerate(keep)}
+        for k in keep:
+            if k not in wanted:
+                out[row_of[k]] = self._memo[k]
         batch = self._batch.batch
         for lo in range(start, len(ids), self.n_batch):
             chunk = ids[lo:lo + self.n_batch]
@@ -348,14 +359,19 @@ class LlamaCppLM(LanguageModel):
             rc = llama_cpp.llama_decode(llm._ctx.ctx, batch)
             if rc != 0:
                 self._past = []
+                self._memo.clear()
                 llm._ctx.kv_cache_seq_rm(0, 0, -1)
                 raise RuntimeError(f"llama_decode returned {rc}")
             self._stats["decode_calls"] += 1
             self._stats["decoded_tokens"] += len(chunk)
             for i in flagged:
                 ptr = llama_cpp.llama_get_logits_ith(llm._ctx.ctx, i)
-                out[row_of[lo + i]] = np.ctypeslib.as_array(ptr, shape=(self._n_vocab,))
+                row = out[row_of[lo + i]]
+                row[:] = np.ctypeslib.as_array(ptr, shape=(self._n_vocab,))
+                self._memo[lo + i] = row.copy()
             self._past.extend(chunk)
+        while len(self._memo) > 64:  # about 1 MB per row for a 262k vocabulary
+            del self._memo[next(iter(self._memo))]
         return out
 
     @staticmethod
