@@ -282,6 +282,7 @@ def test_replicas_share_the_work_and_a_dead_one_does_not_fail_the_run(server, se
     ports = [r["port"] for r in FakeOpenAI.seen]
     assert len(set(ports)) == 2 and min(ports.count(p) for p in set(ports)) >= 4  # both replicas worked
     assert max(FakeOpenAI.peak.values()) <= 2  # max_concurrency holds per endpoint
+    assert sum(FakeOpenAI.peak.values()) >= 3  # and the replicas add up (4 slots in all)
 
     dead = _dead_url()
     lm = make([dead, server], tmp_path / "dead", max_retries=2)

@@ -290,11 +290,12 @@ class OpenAICompatibleLM(LanguageModel):
         raise _RequestFailed(last, status)
 
     def _map(self, fn, items: Sequence) -> list:
-        if len(items) <= 1 or self.max_concurrency == 1:
+        workers = self.max_concurrency * len(self._endpoints)  # the per-endpoint cap is enforced in _acquire
+        if len(items) <= 1 or workers == 1:
             return [fn(x) for x in items]
         from tqdm.auto import tqdm
 
-        with ThreadPoolExecutor(self.max_concurrency) as pool:
+        with ThreadPoolExecutor(min(workers, len(items))) as pool:
             return list(tqdm(pool.map(fn, items), total=len(items), desc=self.model_name, disable=len(items) < 16, leave=False))
 
     # ---- generation -----------------------------------------------------------------------------
