@@ -82,6 +82,14 @@ class FakeOpenAI(BaseHTTPRequestHandler):
         return f"echo[{text}] seed={seed if temperature else '-'} i={i} END tail"
 
     def _chat(self, body, text):
+        if body.get("logprobs") and "spell" in text:  # one character per token; honours max_tokens
+            pieces = list("Rating:") + [" 3"]
+            shown = pieces[: body["max_tokens"]]
+            content = [{"token": t, "logprob": -0.1, "top_logprobs": [{"token": t, "logprob": -0.1}] + (
+                [{"token": " 1", "logprob": -1.0}] if t == " 3" else [])} for t in shown]
+            return self._send(200, {"choices": [{"index": 0, "message": {"role": "assistant", "content": "".join(shown)},
+                                                  "logprobs": {"content": content},
+                                                  "finish_reason": "length" if len(shown) < len(pieces) else "stop"}]})
         if body.get("logprobs") and "walk" in text:  # a greedy path of three tokens, top tokens at the last
             content = [{"token": "Rating", "logprob": -0.1, "top_logprobs": [{"token": "Rating", "logprob": -0.1}]},
                        {"token": ":", "logprob": -0.2, "top_logprobs": [{"token": ":", "logprob": -0.2}]},
@@ -263,7 +271,7 @@ def test_greedy_walk_scores_multi_token_chat_choices(server, tmp_path):
     # one request per prompt (its choices share the greedy path); NaN rows are never cached
     assert again[0][:3] == [one, three, other] and sent == 1 and len(FakeOpenAI.seen) == 2
     body = FakeOpenAI.seen[0]["body"]
-    assert body["top_logprobs"] == 20 and body["temperature"] == 0.0 and body["max_tokens"] == len("Rating: 1 more") // 2 + 2
+    assert body["top_logprobs"] == 20 and body["temperature"] == 0.0 and body["max_tokens"] == len("Rating: 1 more") // 3 + 2
 
 
 def test_unscorable_labels_make_the_logprob_judge_unparsed(server, tmp_path):
@@ -304,3 +312,10 @@ def test_api_key_is_stripped_and_scrubbed_before_the_cut(server, tmp_path, monke
         assert lm.generate(["leak it"], on_error="none") == [[None]]
     assert FakeOpenAI.seen[0]["auth"] == f"Bearer {SECRET}"
     assert "leak" in caplog.text and SECRET[:8] not in caplog.text
+
+
+def test_greedy_walk_extends_a_path_cut_by_its_budget(server, tmp_path):
+    lm = make(server, tmp_path)
+    [[three, one]] = lm.score([[{"role": "user", "content": "spell it"}]], ["Rating: 3", "Rating: 1"])
+    assert three == pytest.approx(-0.8) and one == pytest.approx(-0.7 - 1.0)
+    assert [r["body"]["max_tokens"] for r in FakeOpenAI.seen] == [len("Rating: 3") // 3 + 2, len("Rating: 3") + 1]

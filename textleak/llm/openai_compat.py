@@ -425,9 +425,11 @@ class OpenAICompatibleLM(LanguageModel):
         """log p(choice) for each choice, walked along one greedy path (see the module doc)."""
         if any(not isinstance(c, str) or not c for c in choices):
             raise ValueError("choices must be non-empty strings")
-        # most tokens hold two characters or more: try a short path first, and extend it only when a
-        # choice is still undecided where the path hit its budget (a token is at least one byte)
-        short = max(len(c) // 2 + 2 for c in choices)
+        # English tokens hold three to four characters: try a short path first (each generated token
+        # with top log-probs can be costly, e.g. llama-cpp-python sorts the vocabulary for it), and
+        # extend it only when a choice is still undecided where the path hit its budget (a token is
+        # at least one byte, so the full budget always decides)
+        short = max(len(c) // 3 + 2 for c in choices)
         full = max(len(c.encode("utf-8")) + 1 for c in choices)
         path, chat, cut = self._greedy_path(prompt, min(short, full))
         scores = [self._walk(path, chat, c) for c in choices]
