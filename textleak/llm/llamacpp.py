@@ -467,17 +467,24 @@ class LlamaCppLM(LanguageModel):
         import numpy as np
 
         x = logits.astype(np.float64)
-        probs = None
+        probs = cands = None
         if rng is not None:
             z = x / params.temperature
             z -= z.max()
-            probs = np.exp(z)
-            probs /= probs.sum()
+            full = np.exp(z)
+            full /= full.sum()
+            cands = np.arange(len(full))
             if params.top_p < 1.0:
-                idx = np.argsort(-probs, kind="stable")
-                sorted_p = probs[idx]
-                drop = (np.cumsum(sorted_p) - sorted_p) >= params.top_p
-                probs[idx[drop]] = 0.0
+                # the nucleus: the most probable tokens until their mass reaches top_p (ties broken
+                # by token id). It nearly always lies within the top 2,048, found without a full sort.
+                k = min(len(full), 2048)
+                top = np.argpartition(-full, k - 1)[:k] if k < len(full) else cands
+                if full[top].sum() < params.top_p:
+                    top = cands
+                order = top[np.lexsort((top, -full[top]))]
+                sorted_p = full[order]
+                cands = order[(np.cumsum(sorted_p) - sorted_p) < params.top_p]
+            probs = full[cands]
         for _ in range(_MAX_REDRAWS):
             if probs is None:
                 pick = int(np.argmax(x))
@@ -485,8 +492,9 @@ class LlamaCppLM(LanguageModel):
                 total = probs.sum()
                 if total <= 0:
                     return None
-                pick = int(np.searchsorted(np.cumsum(probs), rng.random() * total, side="right"))
-                pick = min(pick, len(probs) - 1)
+                at = int(np.searchsorted(np.cumsum(probs), rng.random() * total, side="right"))
+                at = min(at, len(probs) - 1)
+                pick = int(cands[at])
             if not phrases or pick in self._eos:
                 return pick
             text = self._detokenize(generated[-window:] + [pick]).casefold()
@@ -494,6 +502,6 @@ class LlamaCppLM(LanguageModel):
                 return pick
             x[pick] = -np.inf
             if probs is not None:
-                probs[pick] = 0.0
+                probs[at] = 0.0
         logger.warning("%d tokens in a row would complete a banned phrase; ending the row", _MAX_REDRAWS)
         return None
