@@ -111,3 +111,11 @@ def test_agrees_with_the_transformers_backend(lm, tmp_path):
         assert max(abs((x - ra[0]) - (y - rb[0])) for x, y in zip(ra, rb)) < 0.25, (ra, rb)
         pa, pb = label_probabilities(ra), label_probabilities(rb)
         assert max(abs(x - y) for x, y in zip(pa, pb)) < 0.05, (pa, pb)
+
+    # the sampled judge decoding greedily: the same answers, so the same parsed ratings (the
+    # benchmark's 9 claims agree too: [1, 2, unparsed] for each record with both backends)
+    from textleak.judges.llm import LLMJudge
+
+    ratings = [[(r.rating, r.status) for r in LLMJudge(m, mode="sample", n=1, temperature=0.0, max_new_tokens=48,
+                                                       max_retries=0).rate([claims], [doc])[0]] for m in (lm, hf)]
+    assert ratings[0] == ratings[1] and any(r is not None for r, _ in ratings[0]), ratings

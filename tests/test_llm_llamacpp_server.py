@@ -29,16 +29,23 @@ CLAIMS = ["The patient is 45 years old.", "The patient has a fever.", "The patie
 TOLERANCE = 0.25  # nat; see tests/test_llm_llamacpp.py::test_agrees_with_the_transformers_backend
 
 
+@pytest.fixture(scope="module")
+def shared_cache(tmp_path_factory):
+    """One answer cache for the server tests of this module: the agreement test reuses the judge
+    test's log-prob requests (the same prompts), which are the slow ones on this server."""
+    return tmp_path_factory.mktemp("server_llm_cache")
+
+
 def client(server, tmp_path, **options) -> OpenAICompatibleLM:
     lm = OpenAICompatibleLM(server.model_alias, server.base_url, **{**server.client_options(), "max_concurrency": 2,
-                                                                     "timeout": 300, **options})
+                                                                     "timeout": 600, **options})
     lm.cache = DiskCache("llm", root=tmp_path)
     return lm
 
 
 @pytest.mark.slow
-def test_judge_in_both_modes_through_the_server(llama_server, tmp_path):
-    lm = client(llama_server, tmp_path)
+def test_judge_in_both_modes_through_the_server(llama_server, shared_cache):
+    lm = client(llama_server, shared_cache)
     sampled = LLMJudge(lm, mode="sample", n=3, claims_per_prompt=3, max_new_tokens=32, max_retries=0)
     [ratings] = sampled.rate([CLAIMS], [DOC], seeds=[0])
     assert len(ratings) == 3
@@ -55,7 +62,7 @@ def test_judge_in_both_modes_through_the_server(llama_server, tmp_path):
 
 
 @pytest.mark.slow
-def test_server_agrees_with_the_in_process_backends(llama_server, tmp_path):
+def test_server_agrees_with_the_in_process_backends(llama_server, shared_cache, tmp_path):
     """The judge's label log-probs: the server (llama.cpp kernels, walked along its greedy path)
     against llama.cpp in process (teacher forcing) and transformers (dequantised float32).
 
@@ -66,7 +73,7 @@ def test_server_agrees_with_the_in_process_backends(llama_server, tmp_path):
     normalised label distribution."""
     from textleak.llm import load_llm
 
-    server_lm = client(llama_server, tmp_path / "s")
+    server_lm = client(llama_server, shared_cache)
     local = load_llm("llamacpp:embedded", n_ctx=4096, n_threads=1, n_threads_batch=1)
     local.cache = DiskCache("llm", root=tmp_path / "l")
     prompts = [build_logprob_prompt(c, DOC) for c in CLAIMS[:2]]
