@@ -155,3 +155,28 @@ def test_two_replicas_and_a_dead_one(llama_server, tmp_path):
     assert one_dead.generate(prompts, max_new_tokens=4) == out  # same model, greedy: the same answers
     stats = {s["url"]: s for s in one_dead.endpoint_stats}
     assert stats[dead]["failures"] >= 1 and stats[dead]["requests"] == stats[dead]["failures"]
+
+
+@pytest.mark.slow
+def test_server_api_key_is_required_and_never_logged(tmp_path, monkeypatch, caplog):
+    """A real server started with a key: without it the request fails at once (401 is not retried),
+    with it (even with a trailing newline) it works, and the key appears in no log line."""
+    import logging
+
+    pytest.importorskip("llama_cpp.server", reason="llama-cpp-python[server] is not installed")
+    from textleak.llm import LLMError
+    from textleak.llm.llamacpp_server import LlamaServer
+
+    secret = "sk-local-Server-Key-987"
+    with LlamaServer("embedded", n_ctx=512, logits_all=False, n_threads=1, api_key=secret) as server:
+        lm = OpenAICompatibleLM(server.model_alias, server.base_url, **server.client_options(), api_key_env="TL_TEST_KEY",
+                                max_retries=2, timeout=300)
+        lm.cache = DiskCache("llm", root=tmp_path)
+        monkeypatch.delenv("TL_TEST_KEY", raising=False)
+        with caplog.at_level(logging.DEBUG), pytest.raises(LLMError):
+            lm.generate(["Hello"], max_new_tokens=2)
+        assert lm.requests_sent == 1
+        monkeypatch.setenv("TL_TEST_KEY", secret + "\n")
+        with caplog.at_level(logging.DEBUG):
+            assert lm.generate(["Hello"], max_new_tokens=2)[0][0] is not None
+        assert secret not in caplog.text and secret not in Path(server.log_path).read_text(errors="replace")
