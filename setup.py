@@ -57,8 +57,10 @@ extras = {
     "quality": ["mauve-text>=0.4", "faiss-cpu"],
     "fake": ["faker"],
     "spaces": ["gradio"],
+    # compiles llama.cpp (about 9 CPU-minutes; pip's wheel cache serves later installs): not in "all"
+    "llamacpp": ["llama-cpp-python[server]>=0.3.36,<0.4"],
 }
-extras["all"] = sorted({d for deps in extras.values() for d in deps})
+extras["all"] = sorted({d for name, deps in extras.items() if name != "llamacpp" for d in deps})
 extras["test"] = ["pytest>=8", "pytest-timeout", "rank-bm25", "selenium"]
 
 # The built-in sanitizers register themselves by decorator; this one entry point names their package

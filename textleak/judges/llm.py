@@ -123,9 +123,12 @@ def majority_vote_distribution(p: Sequence[float], n: int = 3) -> dict[int, floa
 
 
 def label_probabilities(logprobs: Sequence[float]) -> list[float] | None:
-    """Softmax over the three label log-probabilities; None when none is finite."""
-    finite = [lp for lp in logprobs if lp is not None and math.isfinite(lp)]
-    if len(logprobs) != 3 or not finite:
+    """Softmax over the three label log-probabilities; None when none is finite or any is NaN or
+    missing (a label the backend could not score must not count as improbable)."""
+    if len(logprobs) != 3 or any(lp is None or math.isnan(lp) for lp in logprobs):
+        return None
+    finite = [lp for lp in logprobs if math.isfinite(lp)]
+    if not finite:
         return None
     top = max(finite)
     weights = [math.exp(lp - top) if lp is not None and math.isfinite(lp) else 0.0 for lp in logprobs]

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from textleak.cache import DiskCache, cached_map, content_hash
+from textleak.distributed import rate_sharded
 from textleak.judges import ClaimRating, Judge
 from textleak.judges.base import OK
 from textleak.leakage.config import LeakageConfig
@@ -39,7 +40,8 @@ def rate_with_cache(judge: Judge, jobs: Sequence[tuple[list[str], str, int]], ca
     keys = [content_hash("ratings", settings, claims, doc, seed) for claims, doc, seed in jobs]
 
     def compute(chunk: list[int]) -> list[list[dict]]:
-        rated = judge.rate([jobs[j][0] for j in chunk], [jobs[j][1] for j in chunk], [jobs[j][2] for j in chunk])
+        # under `accelerate launch` each process rates a share of the batch and every process gets all of it
+        rated = rate_sharded(judge, [jobs[j][0] for j in chunk], [jobs[j][1] for j in chunk], [jobs[j][2] for j in chunk])
         return [[r.to_dict() for r in rs] for rs in rated]
 
     rows = cached_map(keys, compute, cache, chunk_size=batch_records, progress=progress, desc=desc, unit="rec",

@@ -9,11 +9,14 @@ rerun or an interrupted run costs nothing twice.
 from __future__ import annotations
 
 import logging
+import math
 from abc import ABC, abstractmethod
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any, Callable, Sequence, Union
 
-from textleak.cache import DiskCache, cached_map, content_hash
+from textleak.cache import DiskCache, cached_map, content_hash, file_hash, model_cache_root
+from textleak.text.seeds import derive_seed
 
 logger = logging.getLogger(__name__)
 
@@ -73,6 +76,39 @@ def normalize_prompt(prompt: Prompt) -> str | list[dict[str, str]]:
             msgs.append({"role": m["role"], "content": m["content"]})
         return msgs
     raise TypeError(f"a prompt is a string or a non-empty list of chat messages, got {type(prompt).__name__}")
+
+
+# ---- helpers shared by the local backends (transformers, llama.cpp) -------------------------------
+def plain_chat(messages: Sequence[Message]) -> str:
+    """Render chat messages as plain text for a tokenizer without a chat template (a base model)."""
+    names = {"system": "System", "user": "User", "assistant": "Assistant"}
+    parts = [f"{names[m['role']]}: {m['content']}" for m in messages]
+    return "\n\n".join(parts) + "\n\nAssistant:"
+
+
+def sample_seed(seed: int, sample_index: int) -> int:
+    """The generator seed of one sampled row: a stable function of the prompt's seed and sample index."""
+    return derive_seed(int(seed), "sample", int(sample_index))
+
+
+def _common_prefix_len(a: Sequence[int], b: Sequence[int]) -> int:
+    n = min(len(a), len(b))
+    i = 0
+    while i < n and a[i] == b[i]:
+        i += 1
+    return i
+
+
+def _cached_file_hash(path: Path) -> str:
+    """SHA-256 of a file, memoised by (path, size, mtime) so big weight files are hashed once."""
+    st = path.stat()
+    memo = DiskCache("file_hashes", root=model_cache_root())
+    key = content_hash(str(path.resolve()), st.st_size, st.st_mtime_ns)
+    got = memo.get(key)
+    if got is None:
+        got = file_hash(path)
+        memo.set(key, got)
+    return got
 
 
 def _seeds(seed: int | Sequence[int], n_prompts: int) -> list[int]:
@@ -191,8 +227,10 @@ class LanguageModel(ABC):
               accept: Callable[[int, list[float]], bool] | None = None) -> list[list[float]]:
         """Log-probability of each choice as the continuation of each prompt.
 
-        ``choices`` is one list shared by every prompt, or one list per prompt. ``accept(i, logprobs)``
-        says whether prompt i's scores are usable; rejected ones are returned but not cached.
+        ``choices`` is one list shared by every prompt, or one list per prompt. ``-inf``: the choice
+        is (practically) impossible; NaN: the backend could not score it (not cached; treat as
+        unparsed, never as a low probability). ``accept(i, logprobs)`` says whether prompt i's scores
+        are usable; rejected ones are returned but not cached either.
         """
         norm = [normalize_prompt(p) for p in prompts]
         if choices and all(isinstance(c, str) for c in choices):
@@ -213,7 +251,9 @@ class LanguageModel(ABC):
                 raise PromptError(chunk[e.index], e.problem) from None
             return [[float(x) for x in out] for out in outs]
 
-        return [list(o) for o in cached_map(keys, compute, self._cache(), chunk_size=self.cache_chunk, keep=accept)]
+        # NaN means "could not be scored" (e.g. a server's greedy path left the choice): never cached
+        keep = lambda i, v: not any(math.isnan(x) for x in v) and (accept is None or accept(i, v))  # noqa: E731
+        return [list(o) for o in cached_map(keys, compute, self._cache(), chunk_size=self.cache_chunk, keep=keep)]
 
     def __getstate__(self) -> dict:
         """Only the configuration travels (to ``datasets.map`` workers and the fingerprint hasher)."""

