@@ -15,7 +15,8 @@ import logging
 from typing import Any
 
 from textleak.sanitize import llm as anon
-from textleak.llm import LanguageModel, load_llm
+from textleak.llm import LanguageModel
+from textleak.llm.base import UsesLLM
 from textleak.registry import sanitizers
 from textleak.sanitize.base import SanitizeResult, Sanitizer, screen_text
 
@@ -28,7 +29,7 @@ def _check_hash_parsing(value: str) -> str:
     return value
 
 
-class _LLMSanitizer(Sanitizer):
+class _LLMSanitizer(UsesLLM, Sanitizer):
     """Shared plumbing: lazy model, input screening, per-record seeds."""
 
     needs_llm = True
@@ -42,16 +43,8 @@ class _LLMSanitizer(Sanitizer):
         self.max_new_tokens = int(max_new_tokens)
         self.max_chars = max_chars
 
-    @property
-    def lm(self) -> LanguageModel:
-        lm = self.__dict__.get("_lm")
-        if lm is None:
-            lm = load_llm(self.llm)
-            if self.llm == "embedded":
-                logger.warning("%s with the embedded Gemma 3 270M base model: fine for trying the pipeline, "
-                               "too weak to anonymize; pass llm='hf:<id>' or 'openai:<model>@<url>'", self.name)
-            self._lm = lm
-        return lm
+    embedded_warning = ("an LLM sanitizer with the embedded Gemma 3 270M base model: fine for trying the pipeline, too "
+                        "weak to anonymize; pass llm='hf:<id>' or 'openai:<model>@<url>'")
 
     def sanitize_batch(self, texts: list[str], seeds: list[int]) -> list[SanitizeResult]:
         results: list[SanitizeResult | None] = [screen_text(t, self.max_chars) for t in texts]

@@ -50,6 +50,10 @@ def main(argv: list[str] | None = None) -> int:
     (outputs, caches) are readable by their owner only (umask 077): they hold private text."""
     argv = list(sys.argv[1:] if argv is None else argv)
     os.umask(0o077)
+    from textleak.distributed import is_main_process
+
+    if not is_main_process():  # under `accelerate launch` every rank runs the command; one prints
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - lives as long as the process
     debug = "--debug" in argv
     argv = [a for a in argv if a != "--debug"]  # accepted before or after the command
     try:

@@ -43,7 +43,7 @@ def write_private_text(path: str | Path, text: str) -> Path:
     for a finished one) with owner-only permissions."""
     path = Path(path)
     make_private_dir(path.parent)
-    tmp = path.with_name(path.name + ".tmp")
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")  # one per process: ranks of a launch never share it
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, PRIVATE_FILE_MODE)
     with os.fdopen(fd, "w", encoding="utf-8") as f:
         f.write(text)

@@ -9,6 +9,7 @@ from typing import Any, Sequence
 
 from textleak.atomizers.base import Atomizer
 from textleak.atomizers.rules import RuleAtomizer
+from textleak.llm.base import UsesLLM
 from textleak.cache import content_hash
 from textleak.prompts import load_prompt, load_prompt_json
 from textleak.registry import atomizers
@@ -65,7 +66,7 @@ def load_demos(name: str = "medqa") -> list[AtomizationDemo]:
 
 
 @atomizers.register("llm")
-class LLMAtomizer(Atomizer):
+class LLMAtomizer(UsesLLM, Atomizer):
     """Seed 000 appendix C.1 atomization with any :class:`~textleak.llm.LanguageModel`.
 
     The prompt is a chat: for each demo a user turn (instruction + demo document) and an assistant
@@ -100,16 +101,7 @@ class LLMAtomizer(Atomizer):
         self.temperature = temperature
         self.max_chars = max_chars
         self.retry_temperature = retry_temperature
-        self._lm = None
         self.fallbacks = 0
-
-    @property
-    def lm(self):
-        if self._lm is None:
-            from textleak.llm import load_llm
-
-            self._lm = load_llm(self.llm)
-        return self._lm
 
     def instruction(self) -> str:
         return load_prompt("atomize")

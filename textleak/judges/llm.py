@@ -43,6 +43,7 @@ from functools import lru_cache
 from typing import Any, Sequence
 
 from textleak.judges.base import OK, UNPARSED, ClaimRating, Judge, normalise
+from textleak.llm.base import UsesLLM
 from textleak.prompts import load_prompt, load_prompt_json
 from textleak.registry import judges
 from textleak.text.seeds import derive_seed
@@ -181,7 +182,7 @@ def build_logprob_prompt(claim: str, document: str, domain: str = "medqa") -> li
 
 # ---- the judge --------------------------------------------------------------------------------------
 @judges.register("llm")
-class LLMJudge(Judge):
+class LLMJudge(UsesLLM, Judge):
     """Seed 000's LLM judge; see the module docstring for the two modes."""
 
     name = "llm"
@@ -222,15 +223,6 @@ class LLMJudge(Judge):
         self.max_new_tokens = max_new_tokens
         self.strip_markdown = strip_markdown
         self.show_progress = show_progress
-        self._lm = None
-
-    @property
-    def lm(self):
-        if self._lm is None:
-            from textleak.llm import load_llm
-
-            self._lm = load_llm(self.llm)
-        return self._lm
 
     def describe(self) -> dict[str, Any]:
         out = {
@@ -248,7 +240,7 @@ class LLMJudge(Judge):
         return out
 
     def __getstate__(self) -> dict:
-        return {k: v for k, v in self.__dict__.items() if k != "_lm"} | {"_lm": None}
+        return {k: v for k, v in self.__dict__.items() if k != "_lm"}
 
     # ---- rate ---------------------------------------------------------------------------------
     def _rate(self, claims: list[list[str]], documents: list[str], seeds: list[int]) -> list[list[ClaimRating]]:

@@ -27,6 +27,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from textleak.leakage.config import KNOWLEDGE_STRATEGIES, LeakageConfig
+from textleak.llm.base import UsesLLM
 from textleak.prompts import fill, load_prompt
 from textleak.text.seeds import derive_seed
 
@@ -82,7 +83,7 @@ def parse_paraphrase(reply: str | None) -> str:
     return re.sub(r"^(?:paraphrased text|text)\s*:\s*", "", text, flags=re.I).strip()
 
 
-class KnowledgeParaphraser:
+class KnowledgeParaphraser(UsesLLM):
     """Paraphrase known claims with the C.2.2 prompt (one call per claim, cached by the LLM layer).
 
     A reply that parses to nothing leaves the claim verbatim, logged: the adversary then knows more,
@@ -93,16 +94,7 @@ class KnowledgeParaphraser:
         self.llm = llm
         self.max_new_tokens = max_new_tokens
         self.temperature = temperature
-        self._lm = None
         self.failures = 0
-
-    @property
-    def lm(self):
-        if self._lm is None:
-            from textleak.llm import load_llm
-
-            self._lm = load_llm(self.llm)
-        return self._lm
 
     def prompt(self, claim: str) -> str:
         return fill(load_prompt("paraphrase_aux"), document=claim)

@@ -120,6 +120,27 @@ def _seeds(seed: int | Sequence[int], n_prompts: int) -> list[int]:
     return [int(s) for s in seeds]
 
 
+class UsesLLM:
+    """For components configured with an LLM (``self.llm``: a spec string or a LanguageModel): ``self.lm``
+    loads it on first use, once; the loaded model lives in ``_lm``, which pickling drops.
+    ``embedded_warning``, when set, is logged if the spec is the embedded base model."""
+
+    llm: Any
+    embedded_warning: str | None = None
+
+    @property
+    def lm(self) -> "LanguageModel":
+        lm = self.__dict__.get("_lm")
+        if lm is None:
+            from textleak.llm import load_llm
+
+            lm = load_llm(self.llm)
+            if self.embedded_warning and self.llm == "embedded":
+                logger.warning(self.embedded_warning)
+            self.__dict__["_lm"] = lm
+        return lm
+
+
 class LanguageModel(ABC):
     """Base class of all backends. Subclasses set ``backend`` and ``model_name`` and implement
     ``fingerprint``, ``_generate`` and (when they can) ``_score``. Configuration lives in plain
