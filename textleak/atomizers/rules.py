@@ -497,8 +497,8 @@ _PASSIVE = re.compile(r"\b(?P<aux>is|are|was|were)\s+(?:\w+ly\s+)?[\w-]+(?:ed|en
 
 def _imperative_start(text: str) -> bool:
     """Whether ``text`` opens with a request: "write ...", "please translate ...", "kindly check ..."."""
-    words = _lower_words(text)[:2]
-    if words and words[0] in ("please", "kindly", "also", "then") and len(words) > 1:
+    words = _lower_words(text)[:3]
+    while len(words) > 1 and (words[0] in ("please", "kindly", "also", "then") or words[0].endswith("ly")):
         words = words[1:]
     return bool(words) and words[0] in _IMPERATIVES
 
@@ -541,7 +541,10 @@ def _coordinated(text: str) -> list[str]:
             new_prefix = ""
         elif m.group("splice"):
             first_left = _lower_words(left)[0] if left.split() else ""
-            if len(rwords) > 1 and _is_finite(rwords[1]) and not starts_subordinate and first_left not in _PREPOSITIONS:
+            second = rwords[1].lower() if len(rwords) > 1 else ""
+            verb_like = _is_finite(second) or (second.isalpha() and second not in _PREPOSITIONS
+                                                and second not in _DETERMINERS and second not in ("and", "or", "but"))
+            if verb_like and not starts_subordinate and first_left not in _PREPOSITIONS:
                 new_prefix = ""
         elif m.group("vp"):
             # "He is a smoker, worked as a shipbuilder, and ...": a comma before a verb of the same subject
