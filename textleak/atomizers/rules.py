@@ -43,6 +43,7 @@ leakage pipeline counts these records and warns (``LeakageReport.n_non_english``
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any, Sequence
 
 from textleak.atomizers.base import Atomizer
@@ -144,8 +145,14 @@ _GRAVIDA = re.compile(r"^(?:gravida|G)\s*\d+", re.IGNORECASE)
 # small helpers
 
 
+_BRACKETS = re.compile(r'[()\[\]{}“”"]')
+
+
+@lru_cache(maxsize=4096)
 def _depth_mask(text: str) -> list[bool]:
     """True for characters inside parentheses, brackets or quotation marks (never split there)."""
+    if not _BRACKETS.search(text):
+        return [False] * len(text)
     depth, straight, out = 0, False, []
     for ch in text:
         if ch in "([{“":
@@ -164,15 +171,22 @@ def _depth_mask(text: str) -> list[bool]:
     return out
 
 
+@lru_cache(maxsize=8)
+def _separator(sep: str) -> re.Pattern:
+    return re.compile(re.escape(sep) + r"(?=\s|$)")
+
+
 def _split_top(text: str, sep: str) -> list[str]:
     """Split at ``sep`` (a character) followed by a space or the end, outside brackets and quotes
     ("8,900/mm3" and "(81 mg, daily)" stay whole)."""
+    if sep not in text:
+        return [text.strip()] if text.strip() else []
     mask = _depth_mask(text)
     parts, last = [], 0
-    for i, ch in enumerate(text):
-        if ch == sep and not mask[i] and (i + 1 == len(text) or text[i + 1].isspace()):
-            parts.append(text[last:i])
-            last = i + 1
+    for m in _separator(sep).finditer(text):
+        if not mask[m.start()]:
+            parts.append(text[last:m.start()])
+            last = m.end()
     parts.append(text[last:])
     return [p.strip() for p in parts if p.strip()]
 
@@ -673,10 +687,14 @@ def _opener(clause: str) -> list[str] | None:
     rwords = rest.split()
     j = _first_finite(rwords, len(rwords))
     who = [k for k, w in enumerate(rwords) if w.lower().strip(",") == "who"]
-    if who and j is not None and who[0] < j:
-        # the who-clause has its own verb; the main verb is the next finite one after it
-        k = _first_finite(rwords[j + 1:], len(rwords))
-        j = j + 1 + k if k is not None else None
+    if who and (j is None or who[0] < j):
+        # the word after "who" (past its adverbs) is the who-clause's own verb; the main verb is the
+        # next finite one after it
+        v = who[0] + 1
+        while v < len(rwords) and (rwords[v].lower() in _ADVERBS or rwords[v].lower().endswith("ly")):
+            v += 1
+        k = _first_finite(rwords[v + 1:], len(rwords))
+        j = v + 1 + k if k is not None else None
     if j is None:
         return None
     pre_vp, vp = " ".join(rwords[:j]), " ".join(rwords[j:])
@@ -698,6 +716,11 @@ def _opener(clause: str) -> list[str] | None:
 
 # ---------------------------------------------------------------------------------------------------
 # the atomizer
+
+@lru_cache(maxsize=1024)
+def _guess(text: str):
+    return detect_language(text)
+
 
 _INLINE_ENUMERATION = re.compile(r"(?:^|(?<=\s))(?:\d{1,2}[.)]|[•▪◦●]|-(?=\s))\s+(?=\S)")
 _SCRIPT_SENTENCE_END = re.compile(r"(?<=[。！？；!?;])|(?<=[.؟।۔])\s+|\n+")
@@ -745,7 +768,7 @@ class RuleAtomizer(Atomizer):
         """How ``text`` is atomized: "rules" (English), "sentences" (another language written with
         spaces: sentence punctuation only) or "punctuation" (a script without spaces: 。！？； and line
         breaks)."""
-        guess = detect_language(text)
+        guess = _guess(text)
         if not guess.segmented:
             return "punctuation"
         return "rules" if guess.english else "sentences"

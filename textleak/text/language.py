@@ -32,6 +32,7 @@ _SCRIPT_PREFIXES = {
     "GEORGIAN": "georgian", "ETHIOPIC": "ethiopic", "SINHALA": "sinhala", "KANNADA": "kannada", "MALAYALAM": "malayalam",
 }
 _MAX_LETTERS = 4000  # enough letters to decide; long records are not read to the end
+_MAX_CHARS_STOP_WORDS = 8000  # likewise for the stop-word test
 
 # Function words that are frequent in one language and not words of the others (so "a", "in", "son"
 # and "die" are left out). English wins ties; no hit at all counts as English.
@@ -78,7 +79,7 @@ def latin_language(text: str) -> str:
     """The stop-word test on Latin text (links and e-mail addresses left out): another language wins
     only with at least 2 hits and more than twice the English hits; otherwise "en"."""
     counts = dict.fromkeys(_STOP_WORDS, 0)
-    for m in _LATIN_WORD.finditer(_NOT_WORDS.sub(" ", text.lower())):
+    for m in _LATIN_WORD.finditer(_NOT_WORDS.sub(" ", text[:_MAX_CHARS_STOP_WORDS].lower())):
         w = m.group(0)
         for lang, words in _STOP_WORDS.items():
             if w in words:
@@ -89,6 +90,9 @@ def latin_language(text: str) -> str:
 
 def detect_language(text: str) -> LanguageGuess:
     """The script and (for Latin text) the language of ``text``; see the module docstring."""
+    if text.isascii():
+        has_letter = any(ch.isalpha() for ch in text)
+        return LanguageGuess("latin", latin_language(text), True, 0.0) if has_letter else LanguageGuess("none", "en", True, 0.0)
     counts: dict[str, int] = {}
     seen = 0
     for ch in text:
