@@ -254,7 +254,9 @@ def _subject(text: str) -> str | None:
     j = _first_finite(words, 7)
     if not j:
         return None
-    subj = [w for w in words[:j] if w.lower() not in _ADVERBS and not (w.lower().endswith("ly") and len(w) > 4)]
+    subj = list(words[:j])
+    while subj and (subj[-1].lower() in _ADVERBS or (subj[-1].lower().endswith("ly") and len(subj[-1]) > 4)):
+        subj.pop()  # "He also has ...", "She now has ...": the adverb is not part of the subject
     if not subj or any(w.endswith(",") for w in subj):
         return None
     first = subj[0].lower()
@@ -356,7 +358,7 @@ def _list_items(body: str, negated: bool = False, values: bool = False) -> tuple
     if any(_has_finite(p) for p in parts):
         return None  # "fever and was admitted", "no relationship was found": clauses, not items
     for k, p in enumerate(parts):
-        lead = [w for w in _lower_words(p) if w not in _ADVERBS and not w.endswith("ly")]
+        lead = [w for w in _lower_words(p) if w not in _ADVERBS and w not in ("most", "more") and not w.endswith("ly")]
         if lead and lead[0] in _ITEM_SUBORDINATORS:
             return None  # "most recently while sitting at her desk": an adverbial, not an item
         if k and len(lead) > 1 and lead[0].endswith("ed") and (lead[1] in _PREPOSITIONS or lead[1] in _DETERMINERS):
