@@ -9,6 +9,8 @@ For the MedQA sample (``../shared/data/medqa/sampled_50.jsonl``, patient profile
 - time per record (best of ``--repeat`` passes over the whole set);
 - the routes v2 took (English rules, sentence punctuation, 。！？； for scripts without spaces).
 
+Texts are normalised first, as the pipeline does before atomizing (``LeakageConfig.normalize``).
+
 And a sanity check against the paper's granularity: the documents of
 ``textleak/prompts/atomize_demos.json`` (claims written at the LLM atomizer's granularity), atomized
 by the rules: claim counts, and how many demo claims the rule claims cover (a rule claim with ROUGE-L
@@ -48,6 +50,7 @@ sys.path.insert(0, str(REPO))
 from textleak.atomizers.rules import RuleAtomizer  # noqa: E402
 from textleak.data.medqa import read_medqa_jsonl  # noqa: E402
 from textleak.text import rouge_l  # noqa: E402
+from textleak.text.normalize import normalize_text  # noqa: E402
 
 
 def load_baseline(ref: str):
@@ -65,6 +68,7 @@ def load_baseline(ref: str):
 
 
 def datasets() -> dict[str, list[str]]:
+    """The texts as the pipeline atomizes them: normalised (NFKC, ...; LeakageConfig.normalize)."""
     out = {}
     medqa = SHARED / "medqa" / "sampled_50.jsonl"
     if medqa.exists():
@@ -75,7 +79,7 @@ def datasets() -> dict[str, list[str]]:
         csv.field_size_limit(10**9)
         with open(pupa, encoding="utf-8", newline="") as f:
             out["pupa_user_queries"] = [row["user_query"] for row in csv.DictReader(f)]
-    return out
+    return {name: [normalize_text(t) for t in texts] for name, texts in out.items()}
 
 
 def histogram(counts: list[int]) -> dict[str, int]:
