@@ -280,11 +280,11 @@ def _capitalize(text: str) -> str:
 # enumerations
 
 
-def _pair_ok(a: str, b: str) -> bool:
+def _pair_ok(a: str, b: str, max_words: int = 5) -> bool:
     """Whether "a and b" is a pair of items (not a shared determiner, a number with a shared unit, or
     a coordination inside a prepositional object)."""
     wa, wb = _lower_words(a), _lower_words(b)
-    if not (1 <= len(wa) <= 5 and 1 <= len(wb) <= 5):
+    if not (1 <= len(wa) <= max_words and 1 <= len(wb) <= max_words):
         return False
     if re.fullmatch(r"[\d.,]+", a.strip()) or a.rstrip().endswith("-"):
         return False  # "36 and 38 weeks", "short- and long-term"
@@ -294,6 +294,8 @@ def _pair_ok(a: str, b: str) -> bool:
         return False
     if len(wb) >= 2 and _ADJECTIVE_END.search(wa[-1]):
         return False  # "educational and work obligations", "left upper and lower extremities"
+    if len(wa) >= 2 and wa[-2] == "to" and len(wb) >= 2 and wb[1] in _DETERMINERS:
+        return False  # "dreaming to own and buy the belongings": a shared object
     return True
 
 
@@ -318,11 +320,15 @@ def _list_items(body: str, negated: bool = False, values: bool = False) -> tuple
     if len(parts) >= 2:
         m = re.match(r"^(and|or)\s+", parts[-1], re.IGNORECASE)
         conj = m.group(1).lower() if m else None
+        tail_split = False
         if m:
             parts[-1] = parts[-1][m.end():]
         else:
             tail = _split_top_words(parts[-1], ("and", "or"))
             if len(tail) == 2:
+                tail_split = True
+                if any(re.match(r"^(?:and|or)\s", p, re.IGNORECASE) for p in parts[:-1]) or not _pair_ok(*tail, max_words=12):
+                    return None  # "a, and b, c d and e": two conjunctions, or "c d and e" is not a pair
                 conj = "or" if re.search(r"\s+or\s+", parts[-1][len(tail[0]):len(parts[-1]) - len(tail[1])]) else "and"
                 parts[-1:] = tail
         if conj is None:
@@ -481,19 +487,24 @@ def _copular_clauses(clause: str) -> list[str] | None:
 def _predicate_list(clause: str) -> list[str] | None:
     """"The joints are swollen, warm, and painful" -> one claim per predicate; "His pulse is 104/min and
     irregular" -> two. A "not" after the copula stays in every claim."""
-    m = re.match(r"^(?P<subj>[^,;:]+?)\s+(?P<cop>is|are|was|were)\s+(?P<neg>not\s+)?(?P<pred>.+)$", clause, re.IGNORECASE)
+    lead, rest = _strip_lead(clause)
+    m = re.match(r"^(?P<subj>[^,;:]+?)\s+(?P<cop>is|are|was|were)\s+(?P<neg>not\s+)?(?P<pred>.+)$", rest, re.IGNORECASE)
     if not m or len(m.group("subj").split()) > 7 or _has_finite(m.group("subj")):
         return None
     found = _list_items(m.group("pred"), negated=bool(m.group("neg")))
     if found is None:
-        return None
+        words = _split_top(m.group("pred"), ",")
+        if len(words) >= 3 and all(len(w.split()) == 1 and w.isalpha() and w.lower() not in _DETERMINERS for w in words):
+            found = ("", words)  # "he is confused, restless, agitated": three single predicates, no noun after them
+        else:
+            return None
     extra, items = found
     if len(items) < 2 or any(len(i.split()) > 8 or _has_finite(i) for i in items):
         return None
     starts = [i.split()[0].lower() in _DETERMINERS for i in items]
     if any(starts) and not all(starts):
         return None  # "is performed and the patient's symptoms improve": a new clause, not a predicate
-    head = f"{m.group('subj')} {m.group('cop')} {m.group('neg') or ''}{extra}"
+    head = f"{lead}{m.group('subj')} {m.group('cop')} {m.group('neg') or ''}{extra}"
     return [head + item for item in items]
 
 
@@ -560,7 +571,7 @@ def _coordinated(text: str) -> list[str]:
             second = rwords[1].lower() if len(rwords) > 1 else ""
             verb_like = _is_finite(second) or (second.isalpha() and second not in _PREPOSITIONS
                                                 and second not in _DETERMINERS and second not in ("and", "or", "but"))
-            if verb_like and not starts_subordinate and first_left not in _PREPOSITIONS:
+            if verb_like and not starts_subordinate and first_left not in _PREPOSITIONS and not relative_left:
                 new_prefix = ""
         elif m.group("vp"):
             # "He is a smoker, worked as a shipbuilder, and ...": a comma before a verb of the same subject
