@@ -25,7 +25,7 @@ def _line_boundaries(line: str, lowercase_starts: bool = False) -> list[tuple[in
     for m in (_CANDIDATE_BOUNDARY_ANY_CASE if lowercase_starts else _CANDIDATE_BOUNDARY).finditer(line):
         if lowercase_starts and line[m.end():m.end() + 1].islower():
             before = _WORD_BEFORE.search(line[max(0, m.start(1) - 40): m.start(1)]).group(1)
-            if "." in before or (before[:1].isupper() and len(before) <= 4) or line[m.start(1) - 1: m.start(1)] in ".!?":
+            if "." in before or (before[:1].isupper() and len(before) <= 4) or (m.start(1) > 0 and line[m.start(1) - 1] in ".!?"):
                 continue  # "Ph.D. in", "Corp. reported", "Mrs. lee", "... and", "??? secret": no sentence ends there
         if m.group(1) == ".":
             word = _ABBREVIATION_BEFORE.search(line[: m.start(1) + 1])
