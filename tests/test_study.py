@@ -36,7 +36,11 @@ def test_study_rows_utility_and_resume(tmp_path, monkeypatch):
     assert rows["remove_all"]["semantic_privacy"] == 1.0 and rows["remove_all"]["lexical_privacy"] == 1.0
     assert rows["identity"]["semantic_privacy"] < 0.3 < rows["remove_all"]["semantic_privacy"]
     assert rows["identity"]["linkage_rate"] >= 0.9
-    assert rows["identity"]["linkage"]["first"] >= 0.9 and rows["remove_all"]["linkage"]["first"] <= 1 / 16
+    # the first 3 claims of the rule atomizer v2 are the demographic atoms ("The patient is 51 years old.", "The
+    # patient is a man.", "The patient works night shifts."), which the templated demo records share: 14 of 16
+    # link with them (v1's whole opening sentence: 15 or 16); random and last claims still link all 16
+    assert rows["identity"]["linkage"]["first"] >= 0.85 and rows["remove_all"]["linkage"]["first"] <= 1 / 16
+    assert rows["identity"]["linkage"]["random"] >= 0.9
     for name, row in rows.items():
         assert row["utility"] == pytest.approx(expected[name])
         lo, hi = row["utility_ci95"]

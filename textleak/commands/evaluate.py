@@ -211,6 +211,10 @@ def run(args: argparse.Namespace) -> int:
                 notes.append(f"{r['n_missing']} records had no sanitized version and count as released unsanitized")
             if r.get("n_tied_links"):
                 notes.append(f"{r['n_tied_links']} links were score ties (broken toward the lower record id)")
+            if r.get("n_non_english"):
+                notes.append(f"{r['n_non_english']} records are not in English"
+                             + (f", {r['n_atomizer_fallback']} split on sentence punctuation only (--atomizer llm reads "
+                                "other languages)" if r.get("n_atomizer_fallback") else ""))
             if notes:
                 print(f"note ({r['sanitizer']}): " + "; ".join(notes))
         print("privacy: 0 = every claim leaks, 1 = nothing leaks. "

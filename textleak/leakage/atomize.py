@@ -6,12 +6,18 @@ interrupted run resumes where it stopped (each finished batch is cached).
 
 from __future__ import annotations
 
+import logging
+from collections import Counter
+from dataclasses import dataclass
 from typing import Sequence
 
 from textleak.atomizers import Atomizer
 from textleak.registry import atomizers
 from textleak.cache import DiskCache, cached_map, content_hash
 from textleak.leakage.config import LeakageConfig
+from textleak.text.language import detect_language
+
+logger = logging.getLogger(__name__)
 
 
 def atomizer_for(config: LeakageConfig) -> Atomizer:
@@ -53,3 +59,37 @@ def atomize_originals(originals: Sequence[str], active: Sequence[int], atomizer:
     for i, c in zip(active, got):
         claims[i] = c
     return claims
+
+
+@dataclass
+class Languages:
+    """The language guess of every original (None where not evaluated) and the counts the report
+    carries: records not in English, and records the atomizer could only split on punctuation."""
+
+    labels: list[str | None]
+    n_non_english: int
+    n_fallback: int
+
+
+def record_languages(originals: Sequence[str], active: Sequence[int], atomizer: Atomizer | None) -> Languages:
+    """Guess the language of every evaluated original (:func:`textleak.text.language.detect_language`)
+    and warn when some are not English: the rule atomizer only splits them on sentence punctuation
+    (``atomizer.route``), so they give fewer, coarser claims. ``atomizer`` is None for precomputed
+    claims (nothing fell back)."""
+    labels: list[str | None] = [None] * len(originals)
+    fallback = 0
+    route = getattr(atomizer, "route", None)
+    for i in active:
+        labels[i] = detect_language(originals[i]).language
+        if route is not None and route(originals[i]) != "rules":
+            fallback += 1
+    others = Counter(labels[i] for i in active if labels[i] != "en")
+    n_other = sum(others.values())
+    if n_other:
+        names = ", ".join(f"{lang} {n}" for lang, n in others.most_common())
+        logger.warning(
+            "%d of %d records are not in English (%s); %s", n_other, len(active), names,
+            f"the rule atomizer split {fallback} of them on sentence punctuation only (its rules are English): fewer, "
+            "coarser claims; atomizer='llm' reads other languages" if fallback else
+            f"atomizer {getattr(atomizer, 'name', 'precomputed')!r} handled them")
+    return Languages(labels, n_other, fallback)

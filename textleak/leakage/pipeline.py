@@ -22,7 +22,7 @@ import time
 from typing import Any, Sequence
 
 from textleak.leakage.aggregate import aggregate
-from textleak.leakage.atomize import atomize_originals, atomizer_for
+from textleak.leakage.atomize import atomize_originals, atomizer_for, record_languages
 from textleak.leakage.config import LeakageConfig
 from textleak.leakage.inputs import prepare_inputs
 from textleak.leakage.judge import judge_claims, judge_for
@@ -54,6 +54,7 @@ def evaluate_leakage(
     inputs = prepare_inputs(originals, sanitized, original_ids, sanitized_ids, config)
     atomizer = atomizer_for(config)
     claims = atomize_originals(inputs.originals, inputs.active, atomizer, config, original_claims)
+    languages = record_languages(inputs.originals, inputs.active, atomizer if original_claims is None else None)
     timings["atomize_originals_s"] = time.perf_counter() - t
     known_idx, known, paraphraser = choose_knowledge(claims, inputs.active, config)
     t = time.perf_counter()
@@ -69,6 +70,9 @@ def evaluate_leakage(
                 "atomizer": atomizer.describe() if original_claims is None else {"name": "precomputed"},
                 "paraphraser": paraphraser.describe() if paraphraser else None}
     report = aggregate(inputs, claims, known_idx, known, links, ratings, config, describe)
+    report.n_non_english, report.n_atomizer_fallback = languages.n_non_english, languages.n_fallback
+    for record, language in zip(report.records, languages.labels):
+        record.language = language
     timings["aggregate_s"] = time.perf_counter() - t
     timings["total_s"] = time.perf_counter() - t0
     report.timings = timings

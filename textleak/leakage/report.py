@@ -33,6 +33,7 @@ class RecordResult:
     unparsed_claims: int = 0
     sanitized_missing: bool = False  # no sanitized record came back: the original counted as released
     link_tied: int = 0  # candidates sharing the link's top score (> 1: a tie, broken toward the lower id)
+    language: str | None = None  # "en", or the language/script guessed for a record the English rules cannot read
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -61,6 +62,8 @@ class LeakageReport:
     settings: dict[str, Any]
     records: list[RecordResult] = field(default_factory=list, repr=False)
     timings: dict[str, float] = field(default_factory=dict)
+    n_non_english: int = 0  # evaluated originals not detected as English (textleak.text.language)
+    n_atomizer_fallback: int = 0  # originals the atomizer split on sentence punctuation only (its rules are English)
 
     def summary(self) -> dict[str, Any]:
         """Everything but the per-record details (what ``report.json`` and the metric return)."""
