@@ -146,6 +146,18 @@ def test_invisible_changes_do_not_raise_privacy(disguise):
     assert disguised.linkage_rate >= honest.linkage_rate
 
 
+def test_a_verbatim_claim_in_a_non_latin_script_is_not_unsupported():
+    """Before: the ROUGE tokenizer keeps a-z and 0-9 only, so a Chinese claim had no tokens and the
+    lexical judge rated it unsupported, and its lexical privacy read 1.0 under the identity."""
+    from textleak.judges import make_judge
+
+    record = "患者是一名45岁的男性。他有高血压病史。他主诉胸痛三天。他吸烟二十年。他的父亲患有糖尿病。"
+    (rating,) = make_judge("lexical").rate([["他有高血压病史。"]], [record])[0]
+    assert rating.rating == 1
+    r = lexical([record], [record])
+    assert r.semantic_privacy == pytest.approx(0.0) and r.lexical_privacy == pytest.approx(0.0)
+
+
 # ---- 4. decoys against the number guard ---------------------------------------------------------------
 DECOYS = [  # (claim, document stating it, a similar sentence with another number appended as a decoy)
     ("Boris is 60 years old.", "Boris, a 60-year-old pilot, lives in Rome.", " Boris is 61 years old."),

@@ -47,6 +47,7 @@ class LexicalJudge(Judge):
     def describe(self) -> dict[str, Any]:
         return {
             "name": "lexical",
+            "version": 2,  # 2: tokens of non-Latin scripts count (rouge_score drops them)
             "measure": "ROUGE-L recall (rouge-score tokenizer, Porter stemmer), claim as reference, best span",
             "t1": self.t1,
             "t2": self.t2,
