@@ -337,6 +337,31 @@ def test_fingerprint_follows_the_weights(tiny_model_dir, tmp_path):
     assert make_lm(tiny_model_dir, dtype="bfloat16").fingerprint() != a.fingerprint()
 
 
+def test_fingerprint_and_describe_use_the_resolved_dtype(tiny_model_dir, tmp_path, monkeypatch):
+    import json
+    import shutil
+
+    auto = make_lm(tiny_model_dir, device="cpu")  # "auto" on a CPU is float32
+    f32 = make_lm(tiny_model_dir, device="cpu", dtype="float32")
+    assert auto.fingerprint() == f32.fingerprint() == make_lm(tiny_model_dir, device="cpu", dtype="torch.float32").fingerprint()
+    assert make_lm(tiny_model_dir, device="cpu", dtype="bfloat16").fingerprint() != auto.fingerprint()
+    assert auto.describe()["dtype"] == "float32" and auto.dtype == "auto"
+    assert auto._model is None  # resolved without loading the weights
+    # on a GPU "auto" is the checkpoint's dtype, read from its config (still without loading)
+    bf16 = tmp_path / "bf16"
+    shutil.copytree(tiny_model_dir, bf16)
+    config = json.loads((bf16 / "config.json").read_text())
+    config.pop("torch_dtype", None)
+    (bf16 / "config.json").write_text(json.dumps(dict(config, dtype="bfloat16")))
+    monkeypatch.setattr(TransformersLM, "_auto_on_gpu", lambda self: True)
+    gpu_auto = make_lm(bf16)
+    assert gpu_auto.resolved_dtype() == "bfloat16" and gpu_auto._model is None
+    assert gpu_auto.fingerprint() == make_lm(bf16, dtype="bfloat16").fingerprint() != make_lm(bf16, dtype="float32").fingerprint()
+    assert make_lm(tiny_model_dir).resolved_dtype() == "float32"  # the tiny model was saved in float32
+    with pytest.raises(ValueError, match="unknown dtype"):
+        make_lm(tiny_model_dir, dtype="fp13").fingerprint()
+
+
 def test_spec_strings(tmp_path):
     gguf = tmp_path / "model.Q4.gguf"
     gguf.write_bytes(b"GGUF")

@@ -93,13 +93,14 @@ class TransformersLM(PromptMixin, GenerateMixin, ScoreMixin, PrefixKVMixin, Lang
         self._model = None
         self._tokenizer = None
         self._fingerprint: str | None = None
+        self._resolved_dtype: str | None = None
         self._stats = {"forward_calls": 0, "forward_tokens": 0}
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.model_name!r}, dtype={self.dtype!r}, device={self.device or self.device_map!r})"
 
     def describe(self) -> dict[str, Any]:
-        return {**super().describe(), "dtype": self.dtype, "revision": self.revision, "truncation": self.truncation}
+        return {**super().describe(), "dtype": self.resolved_dtype(), "revision": self.revision, "truncation": self.truncation}
 
     def __setstate__(self, state: dict) -> None:
         super().__setstate__(state)
@@ -107,6 +108,7 @@ class TransformersLM(PromptMixin, GenerateMixin, ScoreMixin, PrefixKVMixin, Lang
         self._model = None
         self._tokenizer = None
         self._fingerprint = None
+        self._resolved_dtype = None
         self._stats = {"forward_calls": 0, "forward_tokens": 0}
 
     # ---- identity -------------------------------------------------------------------------------
@@ -153,22 +155,68 @@ class TransformersLM(PromptMixin, GenerateMixin, ScoreMixin, PrefixKVMixin, Lang
             return commit
 
     def fingerprint(self) -> str:
-        """Weights (file hashes or Hub commit) plus every option that changes outputs."""
+        """Weights (file hashes or Hub commit) plus every option that changes outputs (the dtype as
+        resolved: "auto" and the dtype it becomes share their cached answers)."""
         if self._fingerprint is None:
             self._fingerprint = content_hash(
-                self._weights_identity(), self.gguf_file, self.dtype, self.chat_template, self.truncation,
+                self._weights_identity(), self.gguf_file, self.resolved_dtype(), self.chat_template, self.truncation,
                 self.max_context,
             )[:32]
         return self._fingerprint
 
+    # ---- dtype ----------------------------------------------------------------------------------
+    def _auto_on_gpu(self) -> bool:
+        """Whether "auto" means the checkpoint's dtype (the model goes to a GPU) rather than float32."""
+        import torch
+
+        return (self.device or "").startswith("cuda") or (self.device_map is not None and torch.cuda.is_available())
+
+    def resolved_dtype(self) -> str:
+        """The dtype the weights load in ("float32", "bfloat16", ...): ``dtype``, or what "auto" becomes
+        here (float32 on CPU, the checkpoint's dtype on GPU), found without loading the weights."""
+        if self._resolved_dtype is None:
+            import torch
+
+            name = self.dtype
+            if name == "auto":
+                name = self._checkpoint_dtype() if self._auto_on_gpu() else "float32"
+            dtype = getattr(torch, name, None)
+            if not isinstance(dtype, torch.dtype):
+                raise ValueError(f"unknown dtype {self.dtype!r}: use 'auto', 'float32', 'bfloat16' or 'float16'")
+            self._resolved_dtype = str(dtype).replace("torch.", "")
+        return self._resolved_dtype
+
+    def _checkpoint_dtype(self) -> str:
+        """The dtype transformers' "auto" picks: the config's (``dtype``, formerly ``torch_dtype``). A
+        config without one (and a GGUF file, whose config has none) leaves it to the weights, so the
+        model is loaded to see."""
+        dtype = None
+        if not self.gguf_file:
+            from transformers import AutoConfig
+
+            try:
+                config = AutoConfig.from_pretrained(self._model_source(), **self._pretrained_kwargs())
+                dtype = getattr(config, "dtype", None) or getattr(config, "torch_dtype", None)
+            except Exception as e:  # noqa: BLE001 - offline and not cached: the loaded model tells
+                logger.info("could not read the config of %s (%s); loading to find its dtype", self.model_name, e)
+        if dtype is None:
+            self._load()
+            dtype = self._model.dtype
+        return str(dtype).replace("torch.", "")
+
     # ---- loading --------------------------------------------------------------------------------
+    def _pretrained_kwargs(self) -> dict[str, Any]:
+        kwargs: dict[str, Any] = {"revision": self.revision, "trust_remote_code": self.trust_remote_code}
+        if self.gguf_file:
+            kwargs["gguf_file"] = self.gguf_file
+        return kwargs
+
     def _torch_dtype(self):
         import torch
 
-        if self.dtype == "auto":
-            on_gpu = (self.device or "").startswith("cuda") or (self.device_map is not None and torch.cuda.is_available())
-            return "auto" if on_gpu else torch.float32
-        return getattr(torch, self.dtype)
+        if self.dtype == "auto" and self._auto_on_gpu():
+            return "auto"  # transformers reads the checkpoint's, as _checkpoint_dtype does
+        return getattr(torch, self.resolved_dtype())
 
     def _load(self) -> None:
         if self._model is not None:
@@ -178,13 +226,10 @@ class TransformersLM(PromptMixin, GenerateMixin, ScoreMixin, PrefixKVMixin, Lang
                 self._load_locked()
 
     def _load_locked(self) -> None:
-        import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
         src = self._model_source()
-        kwargs: dict[str, Any] = {"revision": self.revision, "trust_remote_code": self.trust_remote_code}
-        if self.gguf_file:
-            kwargs["gguf_file"] = self.gguf_file
+        kwargs = self._pretrained_kwargs()
         logger.info("loading %s", self.model_name)
         tokenizer = AutoTokenizer.from_pretrained(src, **kwargs)
         model_kwargs = dict(kwargs, dtype=self._torch_dtype())
