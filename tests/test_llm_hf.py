@@ -353,10 +353,13 @@ def test_fingerprint_and_describe_use_the_resolved_dtype(tiny_model_dir, tmp_pat
     config = json.loads((bf16 / "config.json").read_text())
     config.pop("torch_dtype", None)
     (bf16 / "config.json").write_text(json.dumps(dict(config, dtype="bfloat16")))
-    monkeypatch.setattr(TransformersLM, "_auto_on_gpu", lambda self: True)
-    gpu_auto = make_lm(bf16)
+    import textleak.distributed
+
+    monkeypatch.setattr(textleak.distributed, "local_device", lambda: "cuda:0")  # a machine with a GPU
+    gpu_auto = make_lm(bf16)  # no device given: the model goes to the GPU
     assert gpu_auto.resolved_dtype() == "bfloat16" and gpu_auto._model is None
     assert gpu_auto.fingerprint() == make_lm(bf16, dtype="bfloat16").fingerprint() != make_lm(bf16, dtype="float32").fingerprint()
+    assert make_lm(bf16, device="cpu").resolved_dtype() == "float32"
     assert make_lm(tiny_model_dir).resolved_dtype() == "float32"  # the tiny model was saved in float32
     with pytest.raises(ValueError, match="unknown dtype"):
         make_lm(tiny_model_dir, dtype="fp13").fingerprint()

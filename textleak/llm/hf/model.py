@@ -169,7 +169,11 @@ class TransformersLM(PromptMixin, GenerateMixin, ScoreMixin, PrefixKVMixin, Lang
         """Whether "auto" means the checkpoint's dtype (the model goes to a GPU) rather than float32."""
         import torch
 
-        return (self.device or "").startswith("cuda") or (self.device_map is not None and torch.cuda.is_available())
+        if self.device_map is not None:
+            return torch.cuda.is_available()
+        from textleak.distributed import local_device
+
+        return str(self.device or local_device()).startswith("cuda")  # where _load_locked puts the model
 
     def resolved_dtype(self) -> str:
         """The dtype the weights load in ("float32", "bfloat16", ...): ``dtype``, or what "auto" becomes
