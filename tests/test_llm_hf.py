@@ -196,6 +196,15 @@ def test_stop_string_cuts_the_output(tiny_model_dir):
     assert cut == full[: full.find(stop)]
 
 
+def test_stop_strings_count_only_in_the_generated_text(tiny_model_dir):
+    lm = make_lm(tiny_model_dir)
+    prompt = PROMPTS[0]
+    full = lm.generate([prompt], max_new_tokens=8)[0][0]
+    straddling = prompt[-2:] + full[:1]  # would start in the prompt and end in the answer
+    assert full and straddling not in full
+    assert lm.generate([prompt], max_new_tokens=8, stop=[straddling])[0][0] == full
+
+
 def test_banned_phrases_never_appear_in_any_case(tiny_model_dir):
     lm = make_lm(tiny_model_dir)
     kw = dict(max_new_tokens=16, temperature=1.0, n=4, seed=list(range(len(PROMPTS))))

@@ -95,7 +95,15 @@ class TokenChooser(_LogitsProcessorBase):
 
 
 class StopOnStrings(_StoppingCriteriaBase):
-    """Per-row stopping once any stop string appears in the row's decoded continuation."""
+    """Per-row stopping once any stop string appears in the row's decoded continuation.
+
+    Not transformers' ``stop_strings`` (``StopStringCriteria``), which gives the same outputs on the
+    test suite but (``benchmarks/bench_llm_stop_strings.py``) also matches a stop string that starts
+    in the prompt (an ICL prompt ending in a newline stops at a first newline for a ``\\n\\n`` stop),
+    and is rebuilt on every ``generate`` call by a pass over the vocabulary: 3-7 s per call for
+    Gemma's 262k tokens here (its cache never hits: the fast tokenizer's ``get_vocab()`` order changes
+    between calls).
+    """
 
     def __init__(self, tokenizer, stops: Sequence[str], prompt_width: int):
         self.tokenizer = tokenizer
