@@ -123,9 +123,12 @@ class EmbeddedGemma(TransformersLM):
     def _weights_identity(self) -> str:
         return "gguf-sha256:" + embedded_gguf_sha256()
 
+    def _checkpoint_dtype(self) -> str:
+        return "float32"  # the conversion writes float32 (reading the folder's config would convert)
+
     def fingerprint(self) -> str:
         if self._fingerprint is None:
             self._fingerprint = content_hash(
-                self._weights_identity(), self.dtype, self.chat_template, self.truncation, self.max_context
+                self._weights_identity(), self.resolved_dtype(), self.chat_template, self.truncation, self.max_context
             )[:32]
         return self._fingerprint
