@@ -120,6 +120,52 @@ def _seeds(seed: int | Sequence[int], n_prompts: int) -> list[int]:
     return [int(s) for s in seeds]
 
 
+class LocalTokens:
+    """What backends that tokenise in-process (transformers, llama.cpp) share: the context policy and
+    the token rows of choice scoring. The backend provides ``render(prompt) -> (text, add_special)``,
+    ``_encode_text(text, add_special)``, ``context_length()``, ``truncation`` and ``_n_protected(ids)``
+    (tokens at the start that truncation must keep, e.g. BOS)."""
+
+    truncation: str
+
+    def _fit(self, index: int, ids: list[int], budget: int, what: str) -> tuple[list[int], int]:
+        """Apply the context policy; returns the ids and how many prompt tokens were dropped."""
+        limit = self.context_length()  # type: ignore[attr-defined]
+        if len(ids) + budget <= limit:
+            return ids, 0
+        problem = (f"{len(ids)} tokens + {what} exceed the model's context of {limit} tokens "
+                   f"(pass truncation='left' to drop the oldest prompt tokens, or shorten the record)")
+        if self.truncation == "error":
+            raise PromptError(index, problem)
+        keep_head = self._n_protected(ids)  # type: ignore[attr-defined]
+        drop = len(ids) + budget - limit
+        if drop > len(ids) - keep_head - 1:
+            raise PromptError(index, problem + "; even truncated, nothing of the prompt would remain")
+        logger.warning("prompt %d: dropping its first %d tokens to fit the context of %d tokens", index, drop, limit)
+        return ids[:keep_head] + ids[keep_head + drop:], drop
+
+    def _choice_rows(self, prompts: list, choices: list[list[str]]) -> list[tuple[int, int, list[int], int]]:
+        """``(prompt, choice, token ids, index of the first choice token)`` per scored choice, fitted to
+        the context; a choice that adds no token, or a prompt with nothing to condition on, is an error."""
+        rows: list[tuple[int, int, list[int], int]] = []
+        for i, (prompt, options) in enumerate(zip(prompts, choices)):
+            text, add_special = self.render(prompt)  # type: ignore[attr-defined]
+            prompt_ids = self._encode_text(text, add_special)  # type: ignore[attr-defined]
+            for j, choice in enumerate(options):
+                if not isinstance(choice, str) or not choice:
+                    raise PromptError(i, f"choice {j} must be a non-empty string, got {choice!r}")
+                joint = self._encode_text(text + choice, add_special)  # type: ignore[attr-defined]
+                start = _common_prefix_len(prompt_ids, joint)
+                if start >= len(joint):
+                    raise PromptError(i, f"choice {j} ({choice!r}) adds no tokens to the prompt")
+                if start == 0:
+                    raise PromptError(i, "the prompt is empty and the tokenizer adds no BOS token: nothing to condition on")
+                n_choice = len(joint) - start
+                head, dropped = self._fit(i, joint[:start], n_choice, f"choice {j} ({n_choice} tokens)")
+                rows.append((i, j, head + joint[start:], start - dropped))
+        return rows
+
+
 class UsesLLM:
     """For components configured with an LLM (``self.llm``: a spec string or a LanguageModel): ``self.lm``
     loads it on first use, once; the loaded model lives in ``_lm``, which pickling drops.

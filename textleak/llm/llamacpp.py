@@ -42,7 +42,7 @@ from typing import Any, Sequence
 from textleak.cache import DiskCache, content_hash
 from textleak.registry import llm_backends
 from textleak.llm.base import (
-    GenerationParams, LanguageModel, PromptError, _cached_file_hash, _common_prefix_len, plain_chat, sample_seed,
+    GenerationParams, LanguageModel, LocalTokens, PromptError, _cached_file_hash, _common_prefix_len, plain_chat, sample_seed,
 )
 
 logger = logging.getLogger(__name__)
@@ -105,7 +105,7 @@ def _require_llama_cpp():
 
 
 @llm_backends.register("llamacpp")
-class LlamaCppLM(LanguageModel):
+class LlamaCppLM(LocalTokens, LanguageModel):
     """A GGUF model through llama.cpp behind the cached :class:`LanguageModel` interface.
 
     ``LlamaCppLM("embedded")`` or ``LlamaCppLM("/path/model.gguf")``. Options: ``n_ctx`` (context
@@ -301,20 +301,8 @@ class LlamaCppLM(LanguageModel):
     def _detokenize(self, ids: Sequence[int]) -> str:
         return self.llm.detokenize(list(ids), special=False).decode("utf-8", "replace") if ids else ""
 
-    def _fit(self, index: int, ids: list[int], budget: int, what: str) -> tuple[list[int], int]:
-        limit = self.context_length()
-        if len(ids) + budget <= limit:
-            return ids, 0
-        problem = (f"{len(ids)} tokens + {what} exceed the model's context of {limit} tokens "
-                   f"(pass truncation='left' to drop the oldest prompt tokens, or shorten the record)")
-        if self.truncation == "error":
-            raise PromptError(index, problem)
-        head = 1 if ids and self._bos_id is not None and ids[0] == self._bos_id else 0
-        drop = len(ids) + budget - limit
-        if drop >= len(ids) - head:
-            raise PromptError(index, f"{what} alone exceed the model's context of {limit} tokens")
-        logger.warning("prompt %d: dropping its %d oldest tokens to fit the context of %d tokens", index, drop, limit)
-        return ids[:head] + ids[head + drop:], drop
+    def _n_protected(self, ids: Sequence[int]) -> int:
+        return 1 if ids and self._bos_id is not None and ids[0] == self._bos_id else 0
 
     # ---- the KV cache and logits ----------------------------------------------------------------
     def _advance(self, ids: list[int], keep: Sequence[int]):
@@ -386,23 +374,8 @@ class LlamaCppLM(LanguageModel):
 
     # ---- scoring --------------------------------------------------------------------------------
     def _score(self, prompts: list, choices: list[list[str]]) -> list[list[float]]:
-        rows: list[tuple[int, int, list[int], int]] = []
         with self._lock:
-            for i, (prompt, options) in enumerate(zip(prompts, choices)):
-                text, add_bos = self.render(prompt)
-                prompt_ids = self._encode_text(text, add_bos)
-                for j, choice in enumerate(options):
-                    if not isinstance(choice, str) or not choice:
-                        raise PromptError(i, f"choice {j} must be a non-empty string, got {choice!r}")
-                    joint = self._encode_text(text + choice, add_bos)
-                    start = _common_prefix_len(prompt_ids, joint)
-                    if start >= len(joint):
-                        raise PromptError(i, f"choice {j} ({choice!r}) adds no tokens to the prompt")
-                    if start == 0:
-                        raise PromptError(i, "the prompt is empty and the model adds no BOS token: nothing to condition on")
-                    n_choice = len(joint) - start
-                    head, dropped = self._fit(i, joint[:start], n_choice, f"choice {j} ({n_choice} tokens)")
-                    rows.append((i, j, head + joint[start:], start - dropped))
+            rows = self._choice_rows(prompts, choices)
             scores = [[0.0] * len(c) for c in choices]
             # rows sharing a token prefix run one after another, so the KV cache of the prefix is reused
             for r in sorted(range(len(rows)), key=lambda r: rows[r][2]):

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from textleak.cache import DiskCache, content_hash
-from textleak.llm.base import LanguageModel, _cached_file_hash
+from textleak.llm.base import LanguageModel, LocalTokens, _cached_file_hash
 from textleak.llm.hf.generate import GenerateMixin
 from textleak.llm.hf.kv import PrefixKVMixin
 from textleak.llm.hf.render import PromptMixin
@@ -26,7 +26,7 @@ _META_FILES = ("config.json", "generation_config.json", "tokenizer.json", "token
 
 
 @llm_backends.register("hf")
-class TransformersLM(PromptMixin, GenerateMixin, ScoreMixin, PrefixKVMixin, LanguageModel):
+class TransformersLM(PromptMixin, GenerateMixin, ScoreMixin, PrefixKVMixin, LocalTokens, LanguageModel):
     """A transformers causal LM behind the cached :class:`LanguageModel` interface.
 
     ``TransformersLM("Qwen/Qwen2.5-0.5B-Instruct")``, ``TransformersLM("/path/to/folder")``,

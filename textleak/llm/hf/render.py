@@ -3,12 +3,10 @@ context policy (error, or drop the oldest prompt tokens)."""
 
 from __future__ import annotations
 
-import logging
 from typing import Sequence
 
-from textleak.llm.base import PromptError, plain_chat
+from textleak.llm.base import plain_chat
 
-logger = logging.getLogger(__name__)
 
 
 class PromptMixin:
@@ -51,19 +49,3 @@ class PromptMixin:
     def _n_protected(self, ids: Sequence[int]) -> int:
         bos = self.tokenizer.bos_token_id
         return 1 if ids and bos is not None and ids[0] == bos else 0
-
-    def _fit(self, index: int, ids: list[int], budget: int, what: str) -> tuple[list[int], int]:
-        """Apply the context policy; returns the ids and how many prompt tokens were dropped."""
-        limit = self.context_length()
-        if len(ids) + budget <= limit:
-            return ids, 0
-        problem = (f"{len(ids)} tokens + {what} exceed the model's context of {limit} tokens "
-                   f"(pass truncation='left' to drop the oldest prompt tokens, or shorten the record)")
-        if self.truncation == "error":
-            raise PromptError(index, problem)
-        keep_head = self._n_protected(ids)
-        drop = len(ids) + budget - limit
-        if drop > len(ids) - keep_head - 1:
-            raise PromptError(index, problem + f"; even truncated, nothing of the prompt would remain")
-        logger.warning("prompt %d: dropping its first %d tokens to fit the context of %d tokens", index, drop, limit)
-        return ids[:keep_head] + ids[keep_head + drop:], drop

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import copy
 
-from textleak.llm.base import PromptError, _common_prefix_len
+from textleak.llm.base import _common_prefix_len
 
 
 class ScoreMixin:
@@ -22,22 +22,7 @@ class ScoreMixin:
         import torch
         from tqdm.auto import tqdm
 
-        rows: list[tuple[int, int, list[int], int]] = []  # (prompt, choice, ids, first choice token)
-        for i, (prompt, options) in enumerate(zip(prompts, choices)):
-            text, add_special = self.render(prompt)
-            prompt_ids = self._encode_text(text, add_special)
-            for j, choice in enumerate(options):
-                if not isinstance(choice, str) or not choice:
-                    raise PromptError(i, f"choice {j} must be a non-empty string, got {choice!r}")
-                joint = self._encode_text(text + choice, add_special)
-                start = _common_prefix_len(prompt_ids, joint)
-                if start >= len(joint):
-                    raise PromptError(i, f"choice {j} ({choice!r}) adds no tokens to the prompt")
-                if start == 0:
-                    raise PromptError(i, "the prompt is empty and the tokenizer adds no BOS token: nothing to condition on")
-                n_choice = len(joint) - start
-                head, dropped = self._fit(i, joint[:start], n_choice, f"choice {j} ({n_choice} tokens)")
-                rows.append((i, j, head + joint[start:], start - dropped))
+        rows = self._choice_rows(prompts, choices)  # (prompt, choice, ids, first choice token)
         scores = [[0.0] * len(c) for c in choices]
         order = sorted(range(len(rows)), key=lambda r: rows[r][2])
         batches = self._score_batches([rows[r][2] for r in order], [rows[r][3] for r in order])
