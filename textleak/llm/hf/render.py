@@ -1,12 +1,11 @@
-"""Prompts as the model sees them: rendering (raw text, chat template, plain chat), encoding, and the
-context policy (error, or drop the oldest prompt tokens)."""
+"""Prompts as the model sees them: rendering (raw text, chat template, plain chat) and encoding; the
+context policy itself is :class:`textleak.llm.base.LocalTokens`."""
 
 from __future__ import annotations
 
 from typing import Sequence
 
 from textleak.llm.base import plain_chat
-
 
 
 class PromptMixin:
