@@ -34,21 +34,20 @@ class EmbeddingInversion(Attack):
     name = "embedding_inversion"
 
     def predict(self, data: AttackData, chunk: int = 256) -> list[str]:
-        from textleak.attacks.base import likelihood_matrix
-        from textleak.dp.santext import euclidean
-
         mech = data.mechanism
         emb = mech.embeddings
-        vocab_vectors = emb.vectors[[emb.index[w] for w in mech.words]].astype(np.float64)
         outputs = data.target_outputs()
         uniq = sorted({y for y in outputs if mech.word_id(y) >= 0})
         guess_of: dict[str, str] = {}
         for start in range(0, len(uniq), chunk):
             ys = uniq[start:start + chunk]
-            ids = np.asarray([mech.word_id(y) for y in ys])
-            d = euclidean(vocab_vectors[ids], vocab_vectors)
-            d[likelihood_matrix(mech, ids) <= 0] = np.inf  # only words that can produce y
-            guess_of.update(zip(ys, (mech.words[i] for i in d.argmin(axis=1))))
+            ids = [mech.word_id(y) for y in ys]
+            for y, yi, lk in zip(ys, ids, mech.likelihood_lists(np.asarray(ids))):
+                cand = lk.ids[lk.probs > 0]  # only words that can produce y
+                rows = [emb.index[mech.words[i]] for i in [yi, *cand.tolist()]]
+                vecs = np.asarray(emb.vectors[rows], dtype=np.float64)
+                d = np.sqrt(((vecs[1:] - vecs[0]) ** 2).sum(axis=1))
+                guess_of[y] = mech.words[int(cand[np.lexsort((cand, d))[0]])] if len(cand) else y
         return [guess_of.get(y, y) for y in outputs]
 
 
