@@ -105,6 +105,7 @@ class WordMechanism:
         self.tokenizer = WordTokenizer(tokenizer)
         self.words: list[str] = []
         self.index: dict[str, int] = {}
+        self._token_ids: dict[str, int] = {}  # token -> word id, memoised (bounded)
 
     # ---- vocabulary ---------------------------------------------------------------------------
     def key(self, token: str) -> str:
@@ -112,7 +113,17 @@ class WordMechanism:
 
     def word_id(self, token: str) -> int:
         """Vocabulary id of a token, -1 when out of vocabulary."""
-        return self.index.get(self.key(token), -1)
+        i = self._token_ids.get(token)
+        if i is None:
+            i = self.index.get(self.key(token), -1)
+            if len(self._token_ids) < 2_000_000:
+                self._token_ids[token] = i
+        return i
+
+    def word_ids(self, tokens: Sequence[str]) -> np.ndarray:
+        """:meth:`word_id` of many tokens (int64 array)."""
+        get, slow = self._token_ids.get, self.word_id
+        return np.fromiter((i if (i := get(t)) is not None else slow(t) for t in tokens), dtype=np.int64, count=len(tokens))
 
     def is_sensitive_id(self, ids: np.ndarray) -> np.ndarray:
         raise NotImplementedError
@@ -193,7 +204,7 @@ class WordMechanism:
         uniforms = [rng.random((len(toks), 2)) for rng, toks in zip(rngs, token_lists)]
         flat_tokens = [t for toks in token_lists for t in toks]
         flat_u = np.concatenate(uniforms) if flat_tokens else np.zeros((0, 2))
-        ids = np.fromiter((self.word_id(t) for t in flat_tokens), dtype=np.int64, count=len(flat_tokens))
+        ids = self.word_ids(flat_tokens)
         out: list[str] = list(flat_tokens)
         sensitive = np.zeros(len(flat_tokens), dtype=bool)
         inv = ids >= 0

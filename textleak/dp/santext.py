@@ -16,10 +16,11 @@ Differences from the released code (``SanText:run_SanText.py``), all named optio
 - out-of-vocabulary words are kept (``oov_policy="keep"``, Tong et al.'s fork); the original replaces
   them by a uniform draw from the corpus word list (``oov_policy="uniform"``);
 - randomness comes from one generator per record, not from forked global RNGs;
-- the |V| x |V_S| probability matrix is not built up front: a word's sampling row (its CDF over
-  V_S) is computed the first time the word is sanitized and kept (up to ``cache_mb`` of rows), so
-  set-up is linear in the vocabulary and repeated calls, at any batch size, cost a binary search per
-  token; the attacks' likelihood columns come from the normalisers, computed once in chunks.
+- the |V| x |V_S| CDF matrix is not built at set-up (which is linear in the vocabulary) but on the
+  first call, in large chunks, when it fits in ``cache_mb``; then every later call, at any batch
+  size, costs one vectorised binary search per token. A larger vocabulary keeps the rows of the
+  words it has seen (up to ``cache_mb``) and computes new ones in chunks. The attacks' likelihood
+  columns come from the normalisers, computed once in chunks.
 """
 
 from __future__ import annotations
@@ -101,7 +102,8 @@ class SanTextMechanism(WordMechanism):
     def _reset_caches(self) -> None:
         self._log_norm: np.ndarray | None = None
         self._cdf_rows: dict[int, np.ndarray] = {}
-        self._max_rows = max(64, int(self.cache_mb * 2**20 // (8 * len(self.sensitive_ids))))
+        self._max_rows = max(_CHUNK, int(self.cache_mb * 2**20 // (8 * len(self.sensitive_ids))))
+        self._dense: np.ndarray | None = None
 
     def with_epsilon(self, epsilon: float) -> "SanTextMechanism":
         """The same vocabulary and sensitive set at another epsilon."""
@@ -135,22 +137,55 @@ class SanTextMechanism(WordMechanism):
         e = np.exp(s - m)
         return e / e.sum(axis=1, keepdims=True)
 
+    def _compute_cdf(self, x_ids: np.ndarray) -> np.ndarray:
+        """Rows of the sampling CDF, in place: distances, exp(-(eps/2) d - max), cumulative sum, / total."""
+        a = self.vectors[np.asarray(x_ids, dtype=np.int64)]
+        work = a @ self.sensitive_vectors.T
+        work *= -2.0
+        work += _sq_norms(a)[:, None]
+        work += self._sensitive_sq[None, :]
+        np.maximum(work, 0.0, out=work)
+        np.sqrt(work, out=work)
+        work *= -0.5 * self.epsilon
+        work -= work.max(axis=1, keepdims=True)
+        np.exp(work, out=work)
+        np.cumsum(work, axis=1, out=work)
+        work /= work[:, -1:]
+        return work
+
+    def dense_cdf(self) -> np.ndarray | None:
+        """The whole |V| x |V_S| sampling CDF (float64), computed once in chunks, or None when it
+        would exceed ``cache_mb``."""
+        if self._dense is None and len(self.words) <= self._max_rows:
+            dense = np.empty((len(self.words), len(self.sensitive_ids)))
+            for start in range(0, len(self.words), _CHUNK):
+                ids = np.arange(start, min(start + _CHUNK, len(self.words)))
+                dense[ids] = self._compute_cdf(ids)
+            self._dense = dense
+        return self._dense
+
     def cdf_rows(self, x_ids: np.ndarray) -> list[np.ndarray]:
-        """The sampling CDF over V_S of each word in ``x_ids`` (float64, ending at exactly 1), computed
-        once per word and kept while the cache holds fewer than ``cache_mb`` of rows."""
-        missing = [int(x) for x in dict.fromkeys(x_ids.tolist()) if int(x) not in self._cdf_rows]
-        fresh: dict[int, np.ndarray] = {}
-        for start in range(0, len(missing), _CHUNK):
-            chunk = np.asarray(missing[start:start + _CHUNK], dtype=np.int64)
-            cdf = np.cumsum(self.em_rows(chunk), axis=1)
-            cdf /= cdf[:, -1:]
-            fresh.update(zip(chunk.tolist(), cdf))
-        if fresh:
-            if len(self._cdf_rows) + len(fresh) > self._max_rows:  # over budget: keep what this call needs
-                self._cdf_rows = {}
-            self._cdf_rows.update(fresh)
+        """The sampling CDF over V_S of each word in ``x_ids`` (float64, ending at exactly 1). Rows are
+        kept while they fit in ``cache_mb``; missing ones are computed together with the next
+        uncached words in frequency order, so the work comes in large chunks."""
+        dense = self.dense_cdf()
+        if dense is not None:
+            return list(dense[np.asarray(x_ids, dtype=np.int64)])
         rows = self._cdf_rows
-        return [rows[int(x)] if int(x) in rows else fresh[int(x)] for x in x_ids]
+        missing = [int(x) for x in dict.fromkeys(np.asarray(x_ids).tolist()) if int(x) not in rows]
+        if missing:
+            if len(missing) < _CHUNK:  # prefetch the most frequent words not cached yet
+                extra = (i for i in range(len(self.words)) if i not in rows)
+                missing = list(dict.fromkeys(missing + [i for _, i in zip(range(_CHUNK - len(missing)), extra)]))
+            fresh: dict[int, np.ndarray] = {}
+            for start in range(0, len(missing), _CHUNK):
+                chunk = np.asarray(missing[start:start + _CHUNK], dtype=np.int64)
+                fresh.update(zip(chunk.tolist(), self._compute_cdf(chunk)))
+            if len(rows) + len(fresh) > self._max_rows:  # over budget: start again with what this call needs
+                rows = self._cdf_rows = {}
+            rows.update(fresh)
+            return [rows[int(x)] if int(x) in rows else fresh[int(x)] for x in x_ids]
+        return [rows[int(x)] for x in x_ids]
 
     def is_sensitive_id(self, ids: np.ndarray) -> np.ndarray:
         return self.sensitive_mask[ids]
@@ -202,13 +237,17 @@ class SanTextMechanism(WordMechanism):
         if len(xs) == 0:
             return out
         u = uniforms[redraw, 1]
-        order = np.argsort(xs, kind="stable")
-        uniq, first = np.unique(xs[order], return_index=True)
-        bounds = np.append(first, len(xs))
-        drawn = np.empty(len(xs), dtype=np.int64)
-        for k, row in enumerate(self.cdf_rows(uniq)):  # one binary search per token, grouped by word
-            pos = order[bounds[k]:bounds[k + 1]]
-            drawn[pos] = np.searchsorted(row, u[pos], side="right")
+        dense = self.dense_cdf()
+        if dense is not None:
+            drawn = _row_searchsorted(dense, xs, u)
+        else:
+            order = np.argsort(xs, kind="stable")
+            uniq, first = np.unique(xs[order], return_index=True)
+            bounds = np.append(first, len(xs))
+            drawn = np.empty(len(xs), dtype=np.int64)
+            for k, row in enumerate(self.cdf_rows(uniq)):  # one binary search per token, grouped by word
+                pos = order[bounds[k]:bounds[k + 1]]
+                drawn[pos] = np.searchsorted(row, u[pos], side="right")
         np.minimum(drawn, len(self.sensitive_ids) - 1, out=drawn)
         out[redraw] = self.sensitive_ids[drawn]
         return out
@@ -217,6 +256,21 @@ class SanTextMechanism(WordMechanism):
         d = super().describe()
         d.update(p=self.p, sensitive_fraction=self.sensitive_fraction, n_sensitive=int(len(self.sensitive_ids)))
         return d
+
+
+def _row_searchsorted(cdf: np.ndarray, rows: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """For each token t, the number of entries of ``cdf[rows[t]]`` that are <= ``u[t]`` (numpy's
+    ``searchsorted(side="right")`` on that row): a binary search run for all tokens at once."""
+    lo = np.zeros(len(rows), dtype=np.int64)
+    hi = np.full(len(rows), cdf.shape[1], dtype=np.int64)
+    while True:
+        active = np.nonzero(lo < hi)[0]
+        if not len(active):
+            return lo
+        mid = (lo[active] + hi[active]) // 2
+        right = cdf[rows[active], mid] <= u[active]
+        lo[active[right]] = mid[right] + 1
+        hi[active[~right]] = mid[~right]
 
 
 def santext_loop_reference(mech: SanTextMechanism, tokens: list[str], rng: np.random.Generator) -> list[str]:
