@@ -26,6 +26,22 @@ from textleak.registry import attacks as attack_registry
 logger = logging.getLogger(__name__)
 
 BOUND_KEYS = {"context_free_bound": "context_free", "contextual_k_bound": "contextual_k"}
+ALL_BOUNDS = ("context_free", "contextual_k")
+EXPENSIVE_BOUNDS = ("contextual_k",)
+
+
+def skipped_bounds(data: AttackData, asked: Sequence[str]) -> dict[str, str]:
+    """For each bound of the paper not asked for, how to ask for it and roughly what it would cost."""
+    from textleak.attacks.contextual import estimate_lm_minutes
+
+    out = {}
+    for b in ALL_BOUNDS:
+        if b in asked or f"{b}_bound" in asked:
+            continue
+        minutes = estimate_lm_minutes(data)
+        cost = f"about {minutes:.0f} min with the embedded Gemma on this CPU" if minutes is not None else "a language-model pass"
+        out[b] = f"not run (opt-in: add '{b}' to the bounds; {cost})"
+    return out
 
 
 def private_shadow_split(n: int, shadow_fraction: float = 0.5, seed: int = 0) -> tuple[list[int], list[int]]:
@@ -106,5 +122,9 @@ def run_attacks(data: AttackData, attack_specs: Sequence["str | Attack"], option
         result["seconds"][attack.name] = seconds
         if getattr(attack, "unrepresentable", 0):
             result["details"][attack.name] = {"unrepresentable": attack.unrepresentable}
+        if getattr(attack, "calibration", None):
+            result["details"].setdefault(attack.name, {})["calibration"] = attack.calibration
         logger.info("%s: ASR %.4f (protected %.4f, changed %.4f) in %.2fs", attack.name, asr, asr_protected, asr_changed, seconds)
+    asked = [getattr(a, "name", a) for a in attack_specs]
+    result["bounds_not_run"] = skipped_bounds(data, [BOUND_KEYS.get(n, n) for n in asked])
     return result

@@ -42,19 +42,19 @@ class EmbeddingInversion(Attack):
 
     def predict(self, data: AttackData, chunk: int = 256) -> list[str]:
         mech = data.mechanism
-        emb = mech.embeddings
         outputs = data.target_outputs()
         uniq = sorted({y for y in outputs if mech.word_id(y) >= 0})
         guess_of: dict[str, str] = {}
         for start in range(0, len(uniq), chunk):
             ys = uniq[start:start + chunk]
-            ids = [mech.word_id(y) for y in ys]
-            for y, yi, lk in zip(ys, ids, mech.likelihood_lists(np.asarray(ids))):
+            ids = np.asarray([mech.word_id(y) for y in ys])
+            y_vecs = mech.vectors_of(ids)
+            for y, v, lk in zip(ys, y_vecs, mech.likelihood_lists(ids)):
                 cand = lk.ids[lk.probs > 0]  # only words that can produce y
-                rows = [emb.index[mech.words[i]] for i in [yi, *cand.tolist()]]
-                vecs = np.asarray(emb.vectors[rows], dtype=np.float64)
-                d = np.sqrt(((vecs[1:] - vecs[0]) ** 2).sum(axis=1))
-                guess_of[y] = mech.words[int(cand[np.lexsort((cand, d))[0]])] if len(cand) else y
+                if not len(cand):
+                    continue
+                d = np.sqrt(((mech.vectors_of(cand) - v) ** 2).sum(axis=1))
+                guess_of[y] = mech.words[int(cand[np.lexsort((cand, d))[0]])]
         return [guess_of.get(y, y) for y in outputs]
 
 

@@ -235,6 +235,16 @@ class _ContextualBase(Attack):
         return guesses
 
 
+def estimate_lm_minutes(data: AttackData, k: int = 10, llm: str = "embedded") -> float | None:
+    """Rough minutes of the language-model pass of a contextual attack or bound on ``data`` (the
+    attacked sentences once, plus the vocabulary projection at each target)."""
+    from textleak.attacks.lm_context import estimate_minutes
+
+    records = {r for r, _ in data.targets}
+    tokens = 1.3 * sum(len(data.private_sanitized[r]) for r in records) + 1.7 * len(data.targets) + 0.3 * k * len(data.targets)
+    return estimate_minutes(tokens, llm)
+
+
 def _index_of(mech, candidates: Sequence[str], original: str) -> int:
     key = mech.key(original)
     return next((j for j, c in enumerate(candidates) if mech.key(c) == key), -1)

@@ -152,6 +152,12 @@ class WordMechanism:
         (an out-of-vocabulary token that the mechanism kept: the only candidate is y itself)."""
         raise NotImplementedError
 
+    def vectors_of(self, ids: np.ndarray) -> np.ndarray:
+        """The word vectors (float64) of vocabulary ids."""
+        emb = self.embeddings
+        rows = np.fromiter((emb.index[self.words[int(i)]] for i in np.asarray(ids)), dtype=np.int64)
+        return np.asarray(emb.vectors[rows], dtype=np.float64)
+
     def likelihood_lists(self, y_ids: np.ndarray) -> list[Likelihoods]:
         """:meth:`likelihoods` for many in-vocabulary outputs (vocabulary ids); sparse, one list each."""
         return [self.likelihoods(self.words[int(y)]) for y in y_ids]

@@ -291,6 +291,9 @@ class CusTextMechanism(WordMechanism):
             seen.setdefault(tuple(sorted(int(j) for j in row if j >= 0)), None)
         return [list(k) for k in seen]
 
+    def vectors_of(self, ids: np.ndarray) -> np.ndarray:
+        return np.asarray(self.embeddings.vectors[np.asarray(ids, dtype=np.int64)], dtype=np.float64)  # ids are rows
+
     # ---- closed form ----------------------------------------------------------------------------
     def is_sensitive_id(self, ids: np.ndarray) -> np.ndarray:
         ids = np.asarray(ids)

@@ -190,6 +190,9 @@ class SanTextMechanism(WordMechanism):
     def is_sensitive_id(self, ids: np.ndarray) -> np.ndarray:
         return self.sensitive_mask[ids]
 
+    def vectors_of(self, ids: np.ndarray) -> np.ndarray:
+        return self.vectors[np.asarray(ids, dtype=np.int64)]
+
     def _oov_sensitive(self, token: str, word_id: int) -> bool:
         """A word without a vector is sensitive unless it is one of the frequent corpus words (SanText
         draws the sensitive set from the corpus counts before it looks at the vectors)."""
