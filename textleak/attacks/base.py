@@ -82,8 +82,11 @@ def likelihood_matrix(mech: WordMechanism, y_ids: np.ndarray) -> np.ndarray:
 def bayes_rank(mech: WordMechanism, outputs: Sequence[str], counts: np.ndarray, smoothing: float, k: int = 1, chunk: int = 256):
     """Top-k candidates per output y by Pr(y|x') (Count(x') + smoothing), ties broken by Pr(y|x')
     and then vocabulary order. ``smoothing=1`` is Tong et al.'s alpha^-1 term multiplied through by
-    alpha; ``smoothing=0`` is the bounds' oracle rule. Returns (words, scores) lists per output; an
-    out-of-vocabulary y (kept by the mechanism) has the single candidate y."""
+    alpha; ``smoothing=0`` is the bounds' oracle rule. The smoothing goes to the words the mechanism
+    was fitted on only (``mech.fitted_id``): a word outside that corpus (CUSTEXT outputs come from the
+    whole embedding vocabulary) reaches the output only by being sampled, never as an input, which
+    Tong et al.'s candidate sets R(y) encode by listing corpus words only. Returns (words, scores)
+    lists per output; an out-of-vocabulary y (kept by the mechanism) has the single candidate y."""
     uniq = sorted(set(outputs))
     result: dict[str, tuple[list[str], list[float]]] = {}
     in_vocab = [y for y in uniq if mech.word_id(y) >= 0]
@@ -95,7 +98,7 @@ def bayes_rank(mech: WordMechanism, outputs: Sequence[str], counts: np.ndarray, 
         for y, lk in zip(ys, mech.likelihood_lists(np.asarray([mech.word_id(y) for y in ys]))):
             nz = lk.probs > 0
             cand, lik = lk.ids[nz], lk.probs[nz]
-            sc = lik * (counts[cand] + smoothing)
+            sc = lik * (counts[cand] + smoothing * mech.fitted_id(cand))
             kk = min(k, len(cand))
             if kk < len(cand):
                 kth = np.partition(sc, len(sc) - kk)[len(sc) - kk]

@@ -135,6 +135,11 @@ class WordMechanism:
     def _oov_sensitive(self, token: str, word_id: int) -> bool:
         return False
 
+    def fitted_id(self, ids: np.ndarray) -> np.ndarray:
+        """Whether these vocabulary words were in the corpus the mechanism was fitted on (the attacks
+        smooth the prior over these words only: any other word reaches the output only by sampling)."""
+        return np.ones(len(np.asarray(ids)), dtype=bool)
+
     def covers_id(self, ids: np.ndarray) -> np.ndarray:
         """Whether the DP mechanism samples the output of these in-vocabulary words (when sensitive)."""
         return np.ones(len(np.asarray(ids)), dtype=bool)

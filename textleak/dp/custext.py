@@ -213,6 +213,8 @@ class CusTextMechanism(WordMechanism):
             if i >= 0:
                 stop[i] = True
         self.stop_mask = stop
+        self._corpus_mask = np.zeros(len(self.words), dtype=bool)
+        self._corpus_mask[[self.index[w] for w in self.corpus_words if w in self.index]] = True
         mapped = self._row_of >= 0
         self.perturbed_mask = mapped & ~(stop if keep_stopwords else np.zeros_like(mapped))
         self._set_epsilon(self.epsilon)
@@ -301,6 +303,9 @@ class CusTextMechanism(WordMechanism):
 
     def covers_id(self, ids: np.ndarray) -> np.ndarray:
         return self.perturbed_mask[np.asarray(ids)]
+
+    def fitted_id(self, ids: np.ndarray) -> np.ndarray:
+        return self._corpus_mask[np.asarray(ids)]
 
     def _oov_sensitive(self, token: str, word_id: int) -> bool:
         return not (self.keep_stopwords and self.key(token).lower() in self.stopwords)
