@@ -61,7 +61,10 @@ class _WordDP(Sanitizer):
 
     @property
     def requires_fit(self) -> bool:
-        return self.vocab is None and type(self)._unfitted_counts is _WordDP._unfitted_counts
+        """True until fitted: both mechanisms build on the corpus statistics (SanText's sensitive words,
+        CusText's output sets from the task's corpus), so the CLI and the study fit them on the records
+        they sanitize. CUSTEXT called unfitted still works (GloVe's most frequent words)."""
+        return self.vocab is None
 
     def _vocab_counts(self, embeddings: WordEmbeddings) -> list[tuple[str, int]]:
         if self.vocab is None:

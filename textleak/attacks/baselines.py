@@ -62,7 +62,7 @@ class EmbeddingInversion(Attack):
 class InversionBert(Attack):
     name = "inversion_bert"
 
-    def __init__(self, mode: str = "contextual", model: str = "default", finetune: bool = False, epochs: int = 6,
+    def __init__(self, mode: str = "contextual", model: str = "default", finetune: bool = False, epochs: int = 4,
                  batch_size: int = 256, lr: float | None = None, max_length: int = 128, num_layers: int | None = None,
                  seed: int = 0):
         self.num_layers = num_layers

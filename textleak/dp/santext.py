@@ -102,7 +102,7 @@ class SanTextMechanism(WordMechanism):
     def _reset_caches(self) -> None:
         self._log_norm: np.ndarray | None = None
         self._cdf_rows: dict[int, np.ndarray] = {}
-        self._max_rows = max(_CHUNK, int(self.cache_mb * 2**20 // (8 * len(self.sensitive_ids))))
+        self._max_rows = max(1, int(self.cache_mb * 2**20 // (8 * len(self.sensitive_ids))))
         self._dense: np.ndarray | None = None
 
     def with_epsilon(self, epsilon: float) -> "SanTextMechanism":
@@ -174,17 +174,19 @@ class SanTextMechanism(WordMechanism):
         rows = self._cdf_rows
         missing = [int(x) for x in dict.fromkeys(np.asarray(x_ids).tolist()) if int(x) not in rows]
         if missing:
-            if len(missing) < _CHUNK:  # prefetch the most frequent words not cached yet
-                extra = (i for i in range(len(self.words)) if i not in rows)
-                missing = list(dict.fromkeys(missing + [i for _, i in zip(range(_CHUNK - len(missing)), extra)]))
+            chunk = min(_CHUNK, self._max_rows)
+            if len(missing) < chunk:  # prefetch the most frequent words not cached yet
+                extra = (i for i in range(len(self.words)) if i not in rows and i not in set(missing))
+                missing = list(dict.fromkeys(missing + [i for _, i in zip(range(chunk - len(missing)), extra)]))
             fresh: dict[int, np.ndarray] = {}
             for start in range(0, len(missing), _CHUNK):
-                chunk = np.asarray(missing[start:start + _CHUNK], dtype=np.int64)
-                fresh.update(zip(chunk.tolist(), self._compute_cdf(chunk)))
-            if len(rows) + len(fresh) > self._max_rows:  # over budget: start again with what this call needs
-                rows = self._cdf_rows = {}
-            rows.update(fresh)
-            return [rows[int(x)] if int(x) in rows else fresh[int(x)] for x in x_ids]
+                ids = np.asarray(missing[start:start + _CHUNK], dtype=np.int64)
+                fresh.update(zip(ids.tolist(), self._compute_cdf(ids)))
+            out = [fresh[int(x)] if int(x) in fresh else rows[int(x)] for x in x_ids]
+            if len(rows) + len(fresh) > self._max_rows:  # over budget: start again with the fresh rows
+                self._cdf_rows = {}
+            self._cdf_rows.update(fresh)
+            return out
         return [rows[int(x)] for x in x_ids]
 
     def is_sensitive_id(self, ids: np.ndarray) -> np.ndarray:
