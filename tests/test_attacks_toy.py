@@ -215,4 +215,9 @@ def test_inversion_bert_head_starts_as_embedding_inversion():
     shadow = [["x", "z"] for _ in range(10)]
     data = AttackData(m, [["y", "z"]], [["y", "z"]], [(0, 0), (0, 1)], shadow_original=shadow, shadow_copies=2)
     attack = InversionBert(epochs=0)
-    assert attack.predict(data) == ["x", "z"]  # y is nearest to x among the classes {x, z}
+    assert attack.predict(data) == ["y", "z"]  # the classes are the vocabulary: each output is nearest to itself
+    # a class set without y (fitted on x and z only): y's nearest class is x
+    m2 = build_mechanism("santext", emb, [("x", 1), ("z", 1)], 0.01)
+    data2 = AttackData(m2, [["x", "z"]], [["x", "z"]], [(0, 0), (0, 1)], shadow_original=shadow, shadow_copies=2)
+    data2.private_sanitized = [["y", "z"]]  # an output outside the fitted vocabulary
+    assert InversionBert(epochs=0).predict(data2) == ["x", "z"]

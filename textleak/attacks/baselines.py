@@ -6,9 +6,10 @@
 - ``inversion_bert`` (after Kugler et al. 2021): ``mode="contextual"`` (default) learns to map each
   sanitized position, read in its sanitized sentence, to its original word, from shadow
   sanitizations. Offline on a CPU (default) the encoder (all-MiniLM-L6-v2) stays frozen and only a
-  softmax head over the shadow originals is trained, on [contextual vector of the position; word
-  vector of y]; the head starts as embedding inversion (class c scores v.phi(c) - |phi(c)|^2/2, the
-  nearest original word), so a short training can only move it toward what the shadow data shows.
+  softmax head over the mechanism's sensitive vocabulary (and the shadow originals) is trained, on
+  [contextual vector of the position; word vector of y]; the head starts as embedding inversion
+  (class c scores v.phi(c) - |phi(c)|^2/2, the nearest word) and is held near that start by an L2
+  term, so a short training moves it only where the shadow data shows something.
   ``finetune=True`` fine-tunes the whole encoder (a GPU job; ``model="bert-base-uncased"``).
   ``mode="token_only"`` is what Tong et al.'s code trains (one classifier per output type y on the
   isolated token y, pitfall 24): that model can at best learn the majority original of y in the
@@ -134,9 +135,12 @@ class InversionBert(Attack):
 
         mech = data.mechanism
         examples = list(self._training_examples(data))
-        classes = sorted({o for original, _, flags in examples for o, f in zip(original, flags) if f})
-        if not classes:
+        seen = {o for original, _, flags in examples for o, f in zip(original, flags) if f}
+        if not seen:
             raise ValueError("inversion_bert: the shadow sanitizations contain no sensitive token to learn from")
+        # the label space: every sensitive word the mechanism was fitted on (the inputs it can see), and the shadow originals
+        fitted = {mech.key(w) for w in getattr(mech, "corpus_words", []) if mech.word_id(w) >= 0 and mech.is_sensitive(w)}
+        classes = sorted(seen | fitted)
         class_of = {c: i for i, c in enumerate(classes)}
         path = resolve_model_path(self.model)
         tokenizer = AutoTokenizer.from_pretrained(path)
@@ -162,7 +166,8 @@ class InversionBert(Attack):
             head.bias.copy_(torch.from_numpy(-0.5 * (phi ** 2).sum(axis=1)))
         x = torch.from_numpy(np.concatenate([x_ctx, x_word], axis=1))
         y = torch.tensor(labels)
-        optimizer = torch.optim.Adam(head.parameters(), lr=self.lr or 3e-3)
+        init = [t.detach().clone() for t in head.parameters()]
+        optimizer = torch.optim.Adam(head.parameters(), lr=self.lr or 1e-3)
         rng = np.random.default_rng(self.seed)
         self.train_losses = []
         for _ in range(self.epochs):
@@ -170,6 +175,8 @@ class InversionBert(Attack):
             for s in range(0, len(order), self.batch_size):
                 idx = torch.from_numpy(order[s:s + self.batch_size])
                 loss = torch.nn.functional.cross_entropy(head(x[idx]), y[idx])
+                # stay near the embedding-inversion start where the shadow data says little (rare classes)
+                loss = loss + 1e-3 * sum(((t - t0) ** 2).sum() for t, t0 in zip(head.parameters(), init))
                 optimizer.zero_grad()
                 loss.backward()
                 optimizer.step()
