@@ -281,22 +281,18 @@ class MaskInference(Attack):
         return self._predict_masked(data)
 
     def _predict_causal(self, data: AttackData) -> list[str]:
-        """The language model's greedy next word after the sanitized words before the target."""
-        from textleak.attacks.lm_context import estimate_minutes
-        from textleak.llm import load_llm
+        """The language model's next word after the sanitized words before the target (one forward
+        pass per sentence with a local model; its likeliest word-initial piece, so a word the model
+        spells in several pieces cannot be predicted, like a word outside BERT's vocabulary)."""
+        from textleak.attacks.lm_context import ContextScorer
 
-        prompts = [" ".join(data.private_sanitized[r][max(0, i - self.max_left_words):i]) for r, i in data.targets]
-        minutes = estimate_minutes(sum(len(p.split()) + 10 for p in prompts), self.llm)
-        if minutes is not None and minutes > 0.5:
-            logger.warning("mask_inference: %d greedy next words from %s, roughly %.0f minutes on this CPU "
-                           "(cached: a rerun is free)", len(prompts), self.llm, minutes)
-        outs = load_llm(self.llm).generate(prompts, max_new_tokens=4, temperature=0.0, on_error="none")
+        records = sorted({r for r, _ in data.targets})
+        row_of = {r: j for j, r in enumerate(records)}
+        words = ContextScorer(self.llm, max_left_words=self.max_left_words).next_words(
+            [data.private_sanitized[r] for r in records], [(row_of[r], i) for r, i in data.targets],
+            desc=f"mask_inference ({len(data.targets)} targets)")
         tok = data.mechanism.tokenizer
-        guesses = []
-        for (out,) in outs:
-            words = tok.tokens(out or "")
-            guesses.append(words[0] if words else "")
-        return guesses
+        return [(tok.tokens(w) or [""])[0] for w in words]
 
     def _predict_masked(self, data: AttackData) -> list[str]:
         import torch

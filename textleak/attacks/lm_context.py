@@ -64,6 +64,22 @@ class ContextScorer:
 
         return load_llm(self.llm, **self.llm_options)
 
+    def _local(self, lm) -> bool:
+        return hasattr(lm, "model") and hasattr(lm, "tokenizer") and getattr(lm, "backend", "") in ("hf", "embedded")
+
+    def next_words(self, contexts: Sequence[Sequence[str]], positions: Sequence[tuple[int, int]],
+                   desc: str = "next words") -> list[str]:
+        """The model's next word after the words before each (context index, position): a local model
+        reads one forward pass per sentence and takes its likeliest word-initial piece; other backends
+        generate greedily (four tokens) and keep the first word."""
+        lm = self._lm()
+        if self._local(lm):
+            return _SentencePass(lm, self.max_left_words, self.batch_size).next_words(contexts, positions, desc)
+        w = self.max_left_words
+        prompts = [" ".join(contexts[r][0 if w is None else max(0, i - w):i]) for r, i in positions]
+        outs = lm.generate(prompts, max_new_tokens=4, temperature=0.0, on_error="none")
+        return [(o[0] or "").split()[0] if (o[0] or "").split() else "" for o in outs]
+
     def unconditional(self, words: Sequence[str]) -> dict[str, float]:
         """log P_LM(word) without context (mid-sentence form), for the pointwise-mutual-information score."""
         words = sorted(set(words))
@@ -118,7 +134,49 @@ class _SentencePass:
             self._pieces[key] = list(ids) or [self.lm.tokenizer.unk_token_id]
         return self._pieces[key]
 
+    def next_words(self, contexts, positions: Sequence[tuple[int, int]], desc: str = "next words") -> list[str]:
+        """The model's most likely next piece before each (context, position), as a word: the argmax
+        over pieces that start a word (one forward pass per sentence, like :meth:`score`)."""
+        tok = self.lm.tokenizer
+        pieces = tok.convert_ids_to_tokens(list(range(len(tok))))
+        # mid-sentence: pieces that open a word ("\u2581x"); first word: alphabetic pieces (no markup)
+        starts_word = np.asarray([bool(p) and p.startswith("\u2581") and len(p) > 1 for p in pieces])
+        alphabetic = np.asarray([bool(p) and p.lstrip("\u2581").isalpha() for p in pieces])
+        out: list[str] = [""] * len(positions)
+
+        def pick(q, logits, first_word):
+            import torch
+
+            allowed = (alphabetic if first_word else starts_word)[: logits.shape[-1]]
+            masked = logits.masked_fill(torch.from_numpy(~allowed).to(logits.device), -torch.inf)
+            out[q] = tok.convert_tokens_to_string([tok.convert_ids_to_tokens(int(masked.argmax()))]).strip()
+
+        self._run([(r, i, []) for r, i in positions], contexts, desc, pick)
+        return out
+
     def score(self, contexts, queries, desc: str) -> list[np.ndarray]:
+        out: list[np.ndarray] = [np.zeros(0)] * len(queries)
+        first_flags: dict[int, bool] = {}
+
+        def take(q, logits, first_word):
+            import torch
+
+            first_flags[q] = first_word
+            first = [self.pieces(w, first_word)[0] for w in queries[q][2]]
+            out[q] = (logits[first] - torch.logsumexp(logits, dim=-1)).double().cpu().numpy()
+
+        n_scores = sum(len(c) for _, _, c in queries)
+        started = time.perf_counter()
+        self._run(queries, contexts, desc, take)
+        rest = self._completions({(w, first_flags[q]) for q in range(len(queries)) for w in queries[q][2]})
+        for q, (_, _, cands) in enumerate(queries):
+            out[q] = out[q] + np.asarray([rest.get((w, first_flags[q]), 0.0) for w in cands])
+        logger.info("%s: %d scores in %.1f s", desc, n_scores, time.perf_counter() - started)
+        return out
+
+    def _run(self, queries, contexts, desc: str, take) -> None:
+        """One forward pass per sentence (window); ``take(query, logits over the vocabulary at the
+        position that predicts the query's word, whether that word opens the sequence)``."""
         import torch
         from tqdm.auto import tqdm
 
@@ -153,11 +211,9 @@ class _SentencePass:
         n_scores = sum(len(c) for _, _, c in queries)
         minutes = estimate_minutes(sum(len(j[0]) for j in jobs) + 1.7 * len(queries) + 0.5 * n_scores, self.lm.backend)
         if minutes is not None and minutes > 0.5:
-            logger.warning("%s: %d candidate words in %d sentences scored in context by the embedded model, roughly "
-                           "%.0f minutes on this CPU", desc, n_scores, len(jobs), minutes)
-        out: list[np.ndarray] = [np.zeros(0)] * len(queries)
+            logger.warning("%s: %d positions (%d candidate words) in %d sentences read by the embedded model, roughly "
+                           "%.0f minutes on this CPU", desc, len(queries), n_scores, len(jobs), minutes)
         weight = model.get_output_embeddings().weight
-        started = time.perf_counter()
         jobs.sort(key=lambda j: len(j[0]))
         with torch.inference_mode():
             for b in tqdm(range(0, len(jobs), self.batch_size), desc=desc, disable=len(jobs) <= self.batch_size, leave=False):
@@ -170,27 +226,8 @@ class _SentencePass:
                 h = torch.stack([hidden[bi, pos] for bi, (_, qpos) in enumerate(batch) for _, pos in qpos]).float()
                 for c in range(0, len(h), 64):
                     logits = h[c:c + 64] @ weight.T.float()
-                    lse = torch.logsumexp(logits, dim=-1)
                     for k, q in enumerate(owners[c:c + 64]):
-                        first = [self.pieces(w, first_word[q])[0] for w in queries[q][2]]
-                        out[q] = (logits[k, first] - lse[k]).double().cpu().numpy()
-        rest = self._completions({(w, first_word[q]) for q in range(len(queries)) for w in queries[q][2]})
-        for q, (_, _, cands) in enumerate(queries):
-            out[q] = out[q] + np.asarray([rest.get((w, first_word[q]), 0.0) for w in cands])
-        logger.info("%s: %d scores from %d sentence passes in %.1f s", desc, n_scores, len(jobs), time.perf_counter() - started)
-        return out
-
-    def unconditional(self, words: Sequence[str]) -> np.ndarray:
-        """log P(" word" | BOS): the model's context-free probability of each word (mid-sentence form)."""
-        import torch
-
-        tok, model = self.lm.tokenizer, self.lm.model
-        bos = [tok.bos_token_id] if tok.bos_token_id is not None else [tok.eos_token_id]
-        with torch.inference_mode():
-            logp = torch.log_softmax(model(input_ids=torch.tensor([bos], device=self.lm._device())).logits[0, -1].float(), dim=-1)
-        first = np.asarray([self.pieces(w, False)[0] for w in words])
-        rest = self._completions({(w, False) for w in words})
-        return logp.cpu().numpy()[first].astype(np.float64) + np.asarray([rest.get((w, False), 0.0) for w in words])
+                        take(q, logits[k], first_word[q])
 
     def _completions(self, words: set[tuple[str, bool]]) -> dict[tuple[str, bool], float]:
         """log P(pieces 2..m | BOS, piece 1) of each multi-piece word, computed once (disk cache ``word_lm``)."""
