@@ -229,6 +229,18 @@ class _SentencePass:
                     for k, q in enumerate(owners[c:c + 64]):
                         take(q, logits[k], first_word[q])
 
+    def unconditional(self, words: Sequence[str]) -> np.ndarray:
+        """log P(" word" | BOS): the model's context-free probability of each word (mid-sentence form)."""
+        import torch
+
+        tok, model = self.lm.tokenizer, self.lm.model
+        bos = [tok.bos_token_id] if tok.bos_token_id is not None else [tok.eos_token_id]
+        with torch.inference_mode():
+            logp = torch.log_softmax(model(input_ids=torch.tensor([bos], device=self.lm._device())).logits[0, -1].float(), dim=-1)
+        first = np.asarray([self.pieces(w, False)[0] for w in words], dtype=np.int64)
+        rest = self._completions({(w, False) for w in words})
+        return logp.cpu().numpy()[first].astype(np.float64) + np.asarray([rest.get((w, False), 0.0) for w in words])
+
     def _completions(self, words: set[tuple[str, bool]]) -> dict[tuple[str, bool], float]:
         """log P(pieces 2..m | BOS, piece 1) of each multi-piece word, computed once (disk cache ``word_lm``)."""
         import torch
