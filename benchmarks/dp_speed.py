@@ -274,14 +274,14 @@ def write(results: dict, out: Path) -> None:
             theirs_agg = r["theirs_aggressive_setup_seconds"]
             setups = ("aggressive: " + ("not run (--custext-setup)" if theirs_agg is None else f"{theirs_agg:.1f} s")
                       + f" | aggressive {r['ours_aggressive_setup_seconds']:.1f} s, conservative {r['ours_setup_seconds']:.1f} s")
-        md.append(f"| {name} (|V| {r['vocabulary']:,}) | {theirs:,.0f} (Pool({r['theirs_processes']})) | " + " | ".join(cells)
+        md.append(f"| {name} (V = {r['vocabulary']:,} words) | {theirs:,.0f} (Pool({r['theirs_processes']})) | " + " | ".join(cells)
                   + f" | {setups} |")
     cf = results["context_free_attack_1000_tokens"]
     md += ["", "SanText's set-up is its |V| x |V_S| probability matrix (``cal_probability``); ours builds the vocabulary and "
            "computes the same matrix on the first call (inside the timed batches above: each batch-size run starts cold). "
            "CusText's set-up is ``get_customized_mapping`` (one distance row and a full argsort over all 400,000 words "
            "per corpus word); ours is a batched top-k search over the same words.", "",
-           f"Context-free Bayesian attack on {cf['targets']} target tokens (SANTEXT+, p = 0, w = 0.999, |V| = {cf['vocabulary']:,}): "
+           f"Context-free Bayesian attack on {cf['targets']} target tokens (SANTEXT+, p = 0, w = 0.999, V = {cf['vocabulary']:,} words): "
            f"{cf['seconds']:.2f} s wall, {cf['cpu_seconds']:.2f} CPU-s, including the one-off likelihood normalisers. "
            "Seed 001 reports under 5 minutes per 1,000 tokens."]
     out.with_suffix(".md").write_text("\n".join(md) + "\n")

@@ -252,13 +252,3 @@ class WordMechanism:
     def describe(self) -> dict:
         return {"mechanism": self.name, "epsilon": self.epsilon, "vocabulary": len(self.words),
                 "oov_policy": self.oov_policy, "embeddings": getattr(self.embeddings, "source", "?")}
-
-
-def searchsorted_rows(cdf: np.ndarray, rows: np.ndarray, u: np.ndarray) -> np.ndarray:
-    """Inverse-CDF sampling for many tokens at once: token t draws from row ``rows[t]`` of ``cdf``
-    (each row non-decreasing, ending at 1) with uniform ``u[t]``. One ``searchsorted`` on the
-    flattened, row-offset CDF; no Python loop over tokens or vocabulary."""
-    n_rows, width = cdf.shape
-    flat = (cdf + np.arange(n_rows)[:, None]).ravel()
-    pos = np.searchsorted(flat, rows + u, side="right") - rows * width
-    return np.clip(pos, 0, width - 1)
