@@ -92,6 +92,8 @@ setup(
             "report/*.js",
             "report/*.css",
             "dp/data/*.txt",
+            "judges/weights/nli/*",
+            "judges/training/*.yaml",
         ]
     },
     install_requires=core,

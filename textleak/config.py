@@ -65,6 +65,12 @@ def parse_key_values(pairs: Iterable[str], what: str) -> dict[str, Any]:
     return out
 
 
+def parse_spec(spec: str, what: str = "spec") -> tuple[str, dict[str, Any]]:
+    """``name`` or ``name:KEY=VALUE;KEY=VALUE`` (benchmark command lines) to ``(name, options)``."""
+    name, _, options = spec.partition(":")
+    return name.strip(), parse_key_values([kv for kv in options.split(";") if kv.strip()], what)
+
+
 def add_arguments(parser: "argparse.ArgumentParser | argparse._ArgumentGroup", cls: type, *, exclude: Iterable[str] = (),
                   flags: dict[str, str] | None = None, suppress_defaults: bool = False, dest_prefix: str = "") -> None:
     """One flag per field of the dataclass ``cls``. ``flags`` renames some flags for this command;

@@ -21,9 +21,10 @@ logger = logging.getLogger(__name__)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from textleak.leakage.config import LeakageConfig
     from textleak.registry import judges
 
-    parser.add_argument("--judge", default="embedding", choices=judges.names(), help="judge to measure (default: embedding)")
+    parser.add_argument("--judge", default=LeakageConfig.judge, choices=judges.names(), help=f"judge to measure (default: {LeakageConfig.judge})")
     parser.add_argument("--judge-option", action="append", default=[], metavar="KEY=VALUE", help="judge option, repeatable (JSON values)")
     parser.add_argument("--llm", default=None, help="LLM spec for --judge llm: embedded, hf:<id|path>, openai:<model>@<url> (default: embedded)")
     parser.add_argument("--mode", default="sample", choices=["sample", "logprob"], help="LLM judge mode (default: sample, as the paper)")
@@ -52,7 +53,7 @@ def _judge_options(args: argparse.Namespace, domain: str) -> dict:
 
 
 def run(args: argparse.Namespace) -> int:
-    from textleak.judges.agreement import EVAL_SET, agreement, load_labelled_claims, rate_labelled
+    from textleak.judges.agreement import EVAL_SET, agreement, load_labelled_claims, rate_labelled_with_scores
     from textleak.judges import make_judge
 
     from textleak.registry import judges
@@ -81,15 +82,17 @@ def run(args: argparse.Namespace) -> int:
     else:
         groups = {args.domain or "medqa": list(range(len(items)))}
     predicted: list[int | None] = [None] * len(items)
+    scores: list[float | None] = [None] * len(items)
     descriptions = {}
     for domain, idx in groups.items():
         judge = make_judge(args.judge, llm=(args.llm or "embedded") if needs_llm else None, **_judge_options(args, domain))
-        for i, p in zip(idx, rate_labelled(judge, [items[i] for i in idx], seed=args.seed)):
-            predicted[i] = p
+        ratings, values = rate_labelled_with_scores(judge, [items[i] for i in idx], seed=args.seed)
+        for i, p, v in zip(idx, ratings, values):
+            predicted[i], scores[i] = p, v
         descriptions[domain] = judge.describe()
     report = agreement(
         [it.gold for it in items], predicted, judge=next(iter(descriptions.values())) if len(descriptions) == 1 else descriptions,
-        domains=[it.domain for it in items], categories=[it.category for it in items],
+        domains=[it.domain for it in items], categories=[it.category for it in items], scores=scores,
     )
     labels_name = {None: "shipped calibration set", "eval": "shipped evaluation set (judge_eval.jsonl)"}.get(args.labels, args.labels)
     print(f"judge: {json.dumps(report.judge, default=str)}")

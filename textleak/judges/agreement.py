@@ -93,6 +93,10 @@ def confusion(gold: Sequence[int], predicted: Sequence[int], labels: Sequence[in
     return matrix
 
 
+# categories of the evaluation sets whose fact the document negates, reverses or contradicts (gold 3)
+CONTRADICTION_CATEGORIES = ("negation", "antonym", "contradicting_number", "contradiction")
+
+
 @dataclass
 class AgreementReport:
     """Agreement of a judge with gold labels (on the parsed claims) plus coverage."""
@@ -112,6 +116,9 @@ class AgreementReport:
     judge: dict[str, Any] = field(default_factory=dict)
     per_domain: dict[str, dict[str, float]] = field(default_factory=dict)
     per_category: dict[str, dict[str, Any]] = field(default_factory=dict)
+    spearman_score: float = float("nan")  # the judge's continuous scores (e.g. expected ratings) against gold
+    contradiction_accuracy: float = float("nan")  # negated, flipped and contradicted facts rated 3
+    n_contradiction: int = 0
 
     @property
     def coverage(self) -> float:
@@ -127,6 +134,9 @@ class AgreementReport:
             "| measure | value |",
             "|---|---|",
             f"| Spearman rho | {self.spearman:.4f} (p={self.spearman_p:.2e}) |",
+            *([f"| Spearman rho of the continuous scores | {self.spearman_score:.4f} |"] if self.spearman_score == self.spearman_score else []),
+            *([f"| negated / flipped / contradicted facts rated 3 ({', '.join(CONTRADICTION_CATEGORIES)}) | "
+               f"{self.contradiction_accuracy:.4f} (n={self.n_contradiction}) |"] if self.n_contradiction else []),
             f"| Cohen's kappa | {self.cohen_kappa:.4f} |",
             f"| Cohen's kappa, linear weights | {self.cohen_kappa_linear:.4f} |",
             f"| Cohen's kappa, quadratic weights | {self.cohen_kappa_quadratic:.4f} |",
@@ -187,11 +197,13 @@ def agreement(
     judge: dict[str, Any] | None = None,
     domains: Sequence[str] | None = None,
     categories: Sequence[str | None] | None = None,
+    scores: Sequence[float | None] | None = None,
 ) -> AgreementReport:
     """Compare predicted ratings (``None`` = unparsed, counted then excluded) with gold ratings.
 
     ``domains`` and ``categories`` (optional, one per item) add per-domain figures and per-category
-    accuracy to the report."""
+    accuracy to the report (and the accuracy on :data:`CONTRADICTION_CATEGORIES`); ``scores`` (the
+    judge's normalised scores) adds the Spearman correlation of the scores with gold."""
     if len(gold) != len(predicted):
         raise ValueError(f"{len(gold)} gold labels for {len(predicted)} predictions")
     for i, g in enumerate(gold):
@@ -201,6 +213,7 @@ def agreement(
     g = [int(gold[i]) for i in keep]
     p = [int(predicted[i]) for i in keep]
     rho, pval = spearman(g, p)
+    contra = [int(gold[i]) == int(predicted[i]) for i in keep if categories is not None and categories[i] in CONTRADICTION_CATEGORIES]
     per_domain: dict[str, dict[str, float]] = {}
     if domains is not None:
         by_domain: dict[str, list[int]] = defaultdict(list)
@@ -230,6 +243,9 @@ def agreement(
         judge=dict(judge or {}),
         per_domain=per_domain,
         per_category=per_category_accuracy(gold, predicted, categories) if categories is not None and any(categories) else {},
+        spearman_score=spearman(g, [float(scores[i]) for i in keep])[0] if scores is not None and g else float("nan"),
+        contradiction_accuracy=float(np.mean(contra)) if contra else float("nan"),
+        n_contradiction=len(contra),
     )
 
 
@@ -296,20 +312,28 @@ def group_by_document(items: Sequence[LabelledClaim]) -> tuple[list[str], list[l
 
 def rate_labelled(judge: Any, items: Sequence[LabelledClaim], seed: int = 0) -> list[int | None]:
     """Rate every labelled claim with ``judge`` (one batched ``rate`` call); None where unparsed."""
+    return rate_labelled_with_scores(judge, items, seed)[0]
+
+
+def rate_labelled_with_scores(judge: Any, items: Sequence[LabelledClaim], seed: int = 0) -> tuple[list[int | None], list[float | None]]:
+    """Ratings and normalised scores of every labelled claim (None where unparsed)."""
     documents, claims, positions = group_by_document(items)
     ratings = judge.rate(claims, documents, seeds=[seed + j for j in range(len(documents))])
     predicted: list[int | None] = [None] * len(items)
+    scores: list[float | None] = [None] * len(items)
     for pos, rated in zip(positions, ratings):
         for i, r in zip(pos, rated):
-            predicted[i] = r.rating if r.status == "ok" else None
-    return predicted
+            if r.status == "ok":
+                predicted[i], scores[i] = r.rating, r.score
+    return predicted, scores
 
 
 def evaluate_judge(judge: Any, items: Sequence[LabelledClaim], seed: int = 0) -> AgreementReport:
     """Rate every labelled claim with ``judge`` and compare with gold."""
-    predicted = rate_labelled(judge, items, seed)
+    predicted, scores = rate_labelled_with_scores(judge, items, seed)
     return agreement(
-        [it.gold for it in items], predicted, judge=judge.describe(), domains=[it.domain for it in items], categories=[it.category for it in items]
+        [it.gold for it in items], predicted, judge=judge.describe(), domains=[it.domain for it in items],
+        categories=[it.category for it in items], scores=scores,
     )
 
 

