@@ -51,6 +51,7 @@ PAPER = {  # seed 000 table 2, MedQA: lexical privacy, semantic privacy, utility
     "inf": (0.46, 0.43, 0.62, 3.44), "1024": (0.79, 0.92, 0.40, 2.25), "64": (0.79, 0.92, 0.41, 2.14),
     "3": (0.79, 0.93, 0.40, 2.04),
 }
+ROW_ORDER = ["none", "inf", "1024", "64", "8", "3", "1", "base"]
 COPY_RUN = 12  # words: a shared run this long is a verbatim copy, not a shared clinical phrase
 
 
@@ -249,7 +250,7 @@ def render(result: dict, args) -> str:
         c = (r.get("ci95") or {}).get(key)
         return f" [{c[0]:.2f}, {c[1]:.2f}]" if c else ""
 
-    for name, r in rows.items():
+    for name, r in sorted(rows.items(), key=lambda kv: ROW_ORDER.index(kv[0]) if kv[0] in ROW_ORDER else 99):
         if "semantic_privacy" not in r:
             continue
         tr = r.get("training") or {}
@@ -277,7 +278,8 @@ def plot(result: dict, path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    rows = [(k, r) for k, r in result["rows"].items() if "semantic_privacy" in r]
+    rows = sorted(((k, r) for k, r in result["rows"].items() if "semantic_privacy" in r),
+                  key=lambda kv: ROW_ORDER.index(kv[0]) if kv[0] in ROW_ORDER else 99)
     if not rows:
         return
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4))
@@ -326,9 +328,18 @@ def main(argv=None) -> None:
                    "judge_name": args.judge})
 
     def save():
-        json_path.write_text(json.dumps(result, indent=1, default=str, ensure_ascii=False))
-        stem.with_suffix(".md").write_text(render(result, args), encoding="utf-8")
-        plot(result, stem.with_suffix(".png"))
+        """Merge with what other processes (other --rows) saved meanwhile, then write."""
+        from filelock import FileLock
+
+        Path(args.work_dir).mkdir(parents=True, exist_ok=True)
+        with FileLock(str(Path(args.work_dir) / (stem.name + ".lock"))):
+            on_disk = json.loads(json_path.read_text()) if json_path.exists() else {}
+            if on_disk.get("key") == key:
+                for name, row in on_disk.get("rows", {}).items():
+                    result["rows"].setdefault(name, row)
+            json_path.write_text(json.dumps(result, indent=1, default=str, ensure_ascii=False))
+            stem.with_suffix(".md").write_text(render(result, args), encoding="utf-8")
+            plot(result, stem.with_suffix(".png"))
 
     if not args.render_only:
         if "none" not in result["rows"]:

@@ -85,9 +85,10 @@ class SeededSampler:
         return out
 
 
-def generate_records(model, tokenizer, prompts: Sequence[str], seeds: Sequence[int],
+def generate_records(model, tokenizer, prompts: Sequence["str | Sequence[int]"], seeds: Sequence[int],
                      config: GenerationConfig | None = None) -> list[GeneratedRecord]:
-    """One record per prompt (a rendered control code, or "" for uncontrolled), seeded per record."""
+    """One record per prompt (a rendered control code, or "" for uncontrolled, or the prompt's token
+    ids when the caller builds them), seeded per record."""
     from transformers import LogitsProcessorList
     from tqdm.auto import tqdm
 
@@ -103,7 +104,8 @@ def generate_records(model, tokenizer, prompts: Sequence[str], seeds: Sequence[i
     try:
         for start in tqdm(range(0, len(prompts), config.batch_size), desc="generating", leave=False,
                           disable=len(prompts) <= config.batch_size):
-            chunk = [prompt_token_ids(tokenizer, p) for p in prompts[start : start + config.batch_size]]
+            chunk = [list(p) if not isinstance(p, str) else prompt_token_ids(tokenizer, p)
+                     for p in prompts[start : start + config.batch_size]]
             width = max(len(ids) for ids in chunk)
             input_ids = torch.full((len(chunk), width), pad_id, dtype=torch.long)
             mask = torch.zeros((len(chunk), width), dtype=torch.long)
