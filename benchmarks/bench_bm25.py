@@ -27,10 +27,10 @@ from pathlib import Path
 
 import numpy as np
 
-from textleak.adversary import select_aux_indices
-from textleak.claims import RuleAtomizer
+from textleak.leakage.knowledge import select_known_indices
+from textleak.atomizers.rules import RuleAtomizer
 from textleak.data.vignettes import generate_vignettes
-from textleak.linking import BM25Linker, LuceneLikeTokenizer
+from textleak.linkers.bm25 import BM25Linker, LuceneLikeTokenizer
 from textleak.io import read_records
 
 REPO = Path(__file__).resolve().parent.parent
@@ -55,7 +55,7 @@ def main() -> None:
 
     docs = corpus(args.n, args.seed)
     claims = RuleAtomizer().atomize(docs)
-    aux = select_aux_indices([len(c) for c in claims], k=3, seed=args.seed)
+    aux = select_known_indices([len(c) for c in claims], k=3, seed=args.seed)
     queries = [" ".join(claims[i][j] for j in aux[i]) for i in range(len(docs))]
     tokenizer = LuceneLikeTokenizer()
     t = time.perf_counter()

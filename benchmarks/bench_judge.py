@@ -24,9 +24,11 @@ import platform
 import time
 from pathlib import Path
 
-from textleak.agreement import agreement, cohen_kappa, group_by_document, load_labelled_claims, rate_labelled, spearman
+from textleak.judges.agreement import agreement, cohen_kappa, group_by_document, load_labelled_claims, rate_labelled, spearman
 from textleak.cache import DiskCache
-from textleak.judges import EmbeddingJudge, LexicalJudge, LLMJudge
+from textleak.judges.embedding import EmbeddingJudge
+from textleak.judges.lexical import LexicalJudge
+from textleak.judges.llm import LLMJudge
 
 RESULTS = Path(__file__).resolve().parent / "results"
 logger = logging.getLogger("bench_judge")

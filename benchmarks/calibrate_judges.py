@@ -17,8 +17,9 @@ import json
 import logging
 from pathlib import Path
 
-from textleak.agreement import agreement, calibrate_thresholds, load_labelled_claims, group_by_document, ratings_from_thresholds
-from textleak.judges import EmbeddingJudge, LexicalJudge
+from textleak.judges.agreement import agreement, calibrate_thresholds, load_labelled_claims, group_by_document, ratings_from_thresholds
+from textleak.judges.embedding import EmbeddingJudge
+from textleak.judges.lexical import LexicalJudge
 
 RESULTS = Path(__file__).resolve().parent / "results"
 

@@ -45,7 +45,7 @@ import torch
 
 from textleak.controlled.fictional import FictionalCodeGenerator
 from textleak.controlled.generator import ControlledGenerator
-from textleak.entity_leakage import entity_key, find_leaked, max_rouge, unique_entities
+from textleak.controlled.entity_metrics import entity_key, find_leaked, max_rouge, unique_entities
 
 logger = logging.getLogger("controlled_table")
 REPO = Path(__file__).resolve().parent.parent

@@ -74,7 +74,7 @@ def corpus(args) -> list[dict]:
 
 
 def run_variant(name: str, records: list[dict], args) -> dict:
-    from textleak.synthesis.control_codes import resolve_control_code
+    from textleak.synthesis.templates import resolve_template
     from textleak.synthesis.dp import DPConfig
     from textleak.synthesis.training import TrainingConfig, apply_lora, encode_example, load_causal_lm, train_causal_lm
 
@@ -84,7 +84,7 @@ def run_variant(name: str, records: list[dict], args) -> dict:
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(args.seed)
         model = apply_lora(model, r=8, layers=s["lora_layers"])
-    code = resolve_control_code("paper")
+    code = resolve_template("paper")
     examples = [encode_example(tok, code.render(r, i), r["text"], s["max_length"]) for i, r in enumerate(records)]
     stamps: list[tuple[float, float]] = []
 

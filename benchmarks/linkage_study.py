@@ -7,9 +7,9 @@ knows the first, a random or the last three claims of each record.
 
 Data: the MedQA sample (``../shared/data/medqa/sampled_50.jsonl``, the patient profiles) and the PUPA
 WildChat sample (``../shared/data/pupa/PUPA_TNB.csv``, user queries as records). Pipeline pieces:
-rule atomizer for the original claims (``textleak.claims``), the adversary's known claims
-(``textleak.adversary.select_aux_indices``: first / random / last 3), BM25 linking as the paper
-(``textleak.linking.BM25Linker``: whole sanitized records indexed, the three claims concatenated).
+rule atomizer for the original claims (``textleak.atomizers``), the adversary's known claims
+(``textleak.leakage.knowledge.select_known_indices``: first / random / last 3), BM25 linking as the paper
+(``textleak.linkers.bm25.BM25Linker``: whole sanitized records indexed, the three claims concatenated).
 Correct linkage = the linked record is the record's own sanitized version, over all N records
 (unlinked records count as wrong).
 
@@ -36,11 +36,12 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
-from textleak.adversary import select_aux_indices
-from textleak.claims import atomize_records, make_atomizer
+from textleak.leakage.knowledge import select_known_indices
+from textleak.atomizers import make_atomizer
+from textleak.leakage.atomize import atomize_records
 from textleak.data.medqa import read_medqa_jsonl
-from textleak.linking import make_linker
-from textleak.sanitization import STATUS_EMPTY_INPUT, STATUS_OK, create_sanitizer
+from textleak.linkers import make_linker
+from textleak.sanitize.base import STATUS_EMPTY_INPUT, STATUS_OK, create_sanitizer
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"
@@ -92,7 +93,7 @@ def linkage_rates(claims: list[list[str]], sanitized: list[str], k: int, seed: i
     fitted = make_linker(linker).fit(sanitized)
     rates = {}
     for strategy in STRATEGIES:
-        aux = select_aux_indices([len(c) for c in claims], k=k, strategy=strategy, seed=seed)
+        aux = select_known_indices([len(c) for c in claims], k=k, strategy=strategy, seed=seed)
         known = [[c[j] for j in idx] for c, idx in zip(claims, aux)]
         links = fitted.link(known)
         rates[strategy] = sum(link.index == i for i, link in enumerate(links)) / len(links)

@@ -84,7 +84,7 @@ def main() -> None:
         texts = synthetic["text"]
         failed = sum(t is None for t in texts)
         t0 = time.perf_counter()
-        leak = evaluate_leakage(originals, texts, alignment="none", missing="drop", bootstrap=1000, seed=args.seed)
+        leak = evaluate_leakage(originals, texts, alignment="none", bootstrap=1000, seed=args.seed)
         t_eval = time.perf_counter() - t0
         losses = [x for x in synth.training_log if x["loss"] == x["loss"]]
         row = {

@@ -150,11 +150,11 @@ def train(args, row: str, records: list[dict], folder: Path):
 
 def generate(args, records: list[dict], model, tok, folder: Path) -> list[str | None]:
     """One record per control code, appended to ``synthetic.jsonl`` chunk by chunk (resumable)."""
-    from textleak.sanitization import record_seed
-    from textleak.synthesis.control_codes import resolve_control_code
+    from textleak.text.seeds import record_seed
+    from textleak.synthesis.templates import resolve_template
     from textleak.synthesis.generation import GenerationConfig, generate_records
 
-    code = resolve_control_code("paper")
+    code = resolve_template("paper")
     prompts = [code.render(r, i) for i, r in enumerate(records)]
     path = folder / "synthetic.jsonl"
     done = [json.loads(line) for line in path.open()] if path.exists() else []
@@ -178,7 +178,7 @@ def generate(args, records: list[dict], model, tok, folder: Path) -> list[str | 
 
 def memorisation(originals: list[str], synthetic: list[str | None]) -> dict[str, float]:
     """How much of its own source record each synthetic record reproduces (word level)."""
-    from textleak.lexical import rouge_l, rouge_tokens
+    from textleak.text import rouge_l, rouge_tokens
 
     recalls, runs = [], []
     for orig, syn in zip(originals, synthetic):
@@ -199,7 +199,7 @@ def evaluate(args, row: str, records: list[dict], synthetic: list[str | None]) -
 
     originals = [r["text"] for r in records]
     start = time.perf_counter()
-    leak = evaluate_leakage(originals, synthetic, alignment="none", missing="drop", judge=args.judge,
+    leak = evaluate_leakage(originals, synthetic, alignment="none", judge=args.judge,
                             judge_options=json.loads(args.judge_options), bootstrap=1000, seed=args.seed)
     out: dict[str, Any] = {
         "semantic_privacy": leak.semantic_privacy, "lexical_privacy": leak.lexical_privacy, "ci95": leak.ci95,

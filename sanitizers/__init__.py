@@ -3,10 +3,15 @@
     from sanitizers import PresidioScrubber
     ds = ds.map(PresidioScrubber(), batched=True, input_columns="text", with_indices=True)
 
-Names resolve lazily so importing this package stays cheap.
+Each record-level sanitizer is one module here whose class registers itself by name
+(``@textleak.registry.sanitizers.register("presidio")``). textleak finds them through the one
+``textleak.sanitizers`` entry point naming this package: importing it imports every module below,
+which runs the registrations. Dataset-level synthesizers (``SyntheticData``, ``ControlledGenerator``)
+have no ``datasets.map`` entry and are not in the registry.
 """
 
-from importlib import import_module
+import importlib
+import pkgutil
 
 _EXPORTS = {
     "Identity": "sanitizers.record",
@@ -25,8 +30,12 @@ _EXPORTS = {
 
 __all__ = sorted(_EXPORTS)
 
+for _module in pkgutil.iter_modules(__path__):
+    if not _module.name.startswith("_"):
+        importlib.import_module(f"{__name__}.{_module.name}")
+
 
 def __getattr__(name: str):
     if name in _EXPORTS:
-        return getattr(import_module(_EXPORTS[name]), name)
+        return getattr(importlib.import_module(_EXPORTS[name]), name)
     raise AttributeError(f"module 'sanitizers' has no attribute {name!r}")

@@ -1,4 +1,4 @@
-"""LLM sanitizers of seed 000 as ``datasets.map`` transforms (the engine is ``textleak.anonymization``).
+"""LLM sanitizers of seed 000 as ``datasets.map`` transforms (the engine is ``textleak.sanitize.llm``).
 
     ds = ds.map(LLMAnonymizer(llm="openai:gpt-4o@https://api.openai.com/v1"), batched=True,
                 input_columns="text", with_indices=True)
@@ -14,9 +14,11 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from textleak import anonymization as anon
-from textleak.llm import LanguageModel, load_llm
-from textleak.sanitization import SanitizeResult, Sanitizer, screen_text
+from textleak.sanitize import llm as anon
+from textleak.llm import LanguageModel
+from textleak.llm.base import UsesLLM
+from textleak.registry import sanitizers
+from textleak.sanitize.base import SanitizeResult, Sanitizer, screen_text
 
 logger = logging.getLogger(__name__)
 
@@ -27,8 +29,10 @@ def _check_hash_parsing(value: str) -> str:
     return value
 
 
-class _LLMSanitizer(Sanitizer):
+class _LLMSanitizer(UsesLLM, Sanitizer):
     """Shared plumbing: lazy model, input screening, per-record seeds."""
+
+    needs_llm = True
 
     def __init__(self, llm: "str | LanguageModel", domain: str, temperature: float, max_new_tokens: int,
                  max_chars: int | None, output_column: str, status_column: str, seed: int):
@@ -39,16 +43,8 @@ class _LLMSanitizer(Sanitizer):
         self.max_new_tokens = int(max_new_tokens)
         self.max_chars = max_chars
 
-    @property
-    def lm(self) -> LanguageModel:
-        lm = self.__dict__.get("_lm")
-        if lm is None:
-            lm = load_llm(self.llm)
-            if self.llm == "embedded":
-                logger.warning("%s with the embedded Gemma 3 270M base model: fine for trying the pipeline, "
-                               "too weak to anonymize; pass llm='hf:<id>' or 'openai:<model>@<url>'", self.name)
-            self._lm = lm
-        return lm
+    embedded_warning = ("an LLM sanitizer with the embedded Gemma 3 270M base model: fine for trying the pipeline, too "
+                        "weak to anonymize; pass llm='hf:<id>' or 'openai:<model>@<url>'")
 
     def sanitize_batch(self, texts: list[str], seeds: list[int]) -> list[SanitizeResult]:
         results: list[SanitizeResult | None] = [screen_text(t, self.max_chars) for t in texts]
@@ -62,6 +58,7 @@ class _LLMSanitizer(Sanitizer):
         raise NotImplementedError
 
 
+@sanitizers.register("llm_anonymizer")
 class LLMAnonymizer(_LLMSanitizer):
     """Staab et al. (2024) as seed 000 ran it: adversarial inference of eight attributes, then
     anonymization given the inferences, for ``rounds`` rounds at temperature 0.1.
@@ -99,6 +96,7 @@ class LLMAnonymizer(_LLMSanitizer):
         return [res for res, _inferences in out]
 
 
+@sanitizers.register("sanitize_paraphrase")
 class SanitizeParaphrase(_LLMSanitizer):
     """Sanitize & Paraphrase: the C.2.1 anonymization prompt (no inference), then the C.2.2 paraphrase."""
 
@@ -123,6 +121,7 @@ class SanitizeParaphrase(_LLMSanitizer):
         )
 
 
+@sanitizers.register("span_abstraction")
 class SpanAbstraction(_LLMSanitizer):
     """Dou et al. (2024): detect self-disclosure spans per sentence, rewrite each more abstractly.
 
@@ -152,7 +151,7 @@ class SpanAbstraction(_LLMSanitizer):
         fn = self.__dict__.get("_detect")
         if fn is None:
             if self.detector == "presidio":
-                from textleak.scrubbing import shared_engine
+                from textleak.sanitize.presidio import shared_engine
 
                 fn = anon.presidio_span_detector(shared_engine(entities=self.detector_entities))
             else:

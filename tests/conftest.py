@@ -37,3 +37,17 @@ def shared_data() -> Path:
             pytest.fail(f"shared data not found at {path}: CI must have ../shared beside the checkout")
         pytest.skip(f"shared data not found at {path} (set TEXTLEAK_SHARED)")
     return path
+
+
+@pytest.fixture(scope="session")
+def llama_server():
+    """A real llama.cpp OpenAI-compatible server (llama-cpp-python) with the packaged Gemma 3 270M
+    GGUF, on a free 127.0.0.1 port for the whole session; stopped at the end."""
+    try:
+        import llama_cpp.server  # noqa: F401
+    except ImportError as e:
+        pytest.skip(f"llama-cpp-python[server] is not importable ({e}); pip install 'textleak[llamacpp]'")
+    from textleak.llm.llamacpp_server import LlamaServer
+
+    with LlamaServer("embedded", n_ctx=2048, n_threads=1) as server:
+        yield server

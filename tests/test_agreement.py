@@ -5,7 +5,7 @@ import math
 
 import pytest
 
-from textleak.agreement import (
+from textleak.judges.agreement import (
     agreement, calibrate_thresholds, cohen_kappa, confusion, fleiss_kappa, load_labelled_claims, ratings_from_thresholds, spearman,
 )
 
@@ -95,7 +95,7 @@ def test_bad_label_file_names_the_line(tmp_path):
 def test_fast_linear_kappa_equals_sklearn():
     import numpy as np
 
-    from textleak.agreement import _linear_kappa
+    from textleak.judges.agreement import _linear_kappa
 
     rng = np.random.default_rng(0)
     for _ in range(20):

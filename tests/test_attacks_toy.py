@@ -91,10 +91,10 @@ def test_contextual_rerank_uses_score_times_detector(monkeypatch):
     monkeypatch.setattr(contextual_mod, "PairDetector", StubDetector)
     data = data_for(m, y="b", x="c")
     # context-free: a 1.557 > b 0.665 > c 0.343; times h1: 0.156, 0.067, 0.308 -> c
-    r = run_attacks(data, ["contextual_bayes"], {"contextual_bayes": {"k": 3}})
+    r = run_attacks(data, ["contextual_bayes"], {"contextual_bayes": {"k": 3, "scorer": "detector"}})
     assert r["asr"]["contextual_bayes"] == 1.0
     # with K = 1 the detector cannot rescue c
-    r = run_attacks(data, ["contextual_bayes"], {"contextual_bayes": {"k": 1}})
+    r = run_attacks(data, ["contextual_bayes"], {"contextual_bayes": {"k": 1, "scorer": "detector"}})
     assert r["asr"]["contextual_bayes"] == 0.0
 
 
@@ -148,3 +148,76 @@ def test_targets_and_split_are_seeded():
 def test_unknown_attack_names_the_choices():
     with pytest.raises(KeyError, match="context_free_bayes"):
         run_attacks(data_for(toy_santext()), ["bogus"])
+
+
+def _scripted(scores: dict[str, float]):
+    from textleak.llm import ScriptedLM
+
+    # log P(candidate | left context): the candidate is the first word of the choice
+    # log P(candidate | left context): the candidate is the first word of the choice; no context: -2 for all
+    return ScriptedLM(lambda p, i, s: None, scorer=lambda prompt, choice: scores[choice.split()[0]] if prompt or choice[0] != " " else -2.0)
+
+
+def test_contextual_lm_rerank_by_hand():
+    m = toy_santext()
+    data = data_for(m, y="b", x="c")
+    lm = _scripted({"a": -5.0, "b": -5.0, "c": -1.0})
+    # log scores a 0.443, b -0.408, c -1.070; + 1.0 * LM: -4.557, -5.408, -2.070 -> c
+    r = run_attacks(data, ["contextual_bayes"], {"contextual_bayes": {"k": 3, "llm": lm, "weight": 1.0}})
+    assert r["asr"]["contextual_bayes"] == 1.0
+    # weight 0 is the context-free attack (a)
+    r = run_attacks(data, ["contextual_bayes"], {"contextual_bayes": {"k": 3, "llm": lm, "weight": 0.0}})
+    assert r["asr"]["contextual_bayes"] == 0.0
+
+
+def test_contextual_lm_weight_is_calibrated_on_the_shadow_set():
+    from textleak.attacks.contextual import ContextualBayes
+    from textleak.attacks.lm_context import best_weight
+
+    base = [np.log([1.557, 0.665, 0.343])] * 2
+    lm = [np.array([-5.0, -5.0, -1.0]), np.array([-1.0, -5.0, -5.0])]
+    w, acc = best_weight(base, lm, [2, 0])
+    assert w == 0.5 and acc[0.0] == 0.5 and acc[0.5] == 1.0  # the smallest weight that gets both right
+    # a misleading language model (it always says "a") on a shadow set whose originals are all c: any
+    # positive weight loses shadow targets, so the attack keeps weight 0, the context-free attack (c)
+    m = toy_santext()
+    data = AttackData(m, [["c"]], [["b"]], [(0, 0)], shadow_original=[["c", "c"]] * 20, shadow_copies=2)
+    attack = ContextualBayes(k=3, llm=_scripted({"a": -0.1, "b": -9.0, "c": -9.0}), calibration_targets=30)
+    assert attack.predict(data) == ["c"]
+    assert attack.calibration["weight"] == 0.0 and attack.calibration["accuracy_by_weight"]["0,0"] == 1.0
+    assert attack.calibration["accuracy_by_weight"]["3,0"] < 1.0
+
+
+def test_contextual_k_bound_calibrates_on_the_attacked_targets():
+    m = toy_santext()
+    data = data_for(m, y="b", x="c")
+    lm = _scripted({"a": -5.0, "b": -5.0, "c": -1.0})
+    # oracle prior = counts of the attacked original ("c"): only c has a nonzero score -> c, whatever the LM
+    r = run_attacks(data, ["contextual_k_bound"], {"contextual_k_bound": {"k": 3, "llm": lm}})
+    assert r["bounds"]["contextual_k"] == 1.0
+
+
+def test_mask_inference_with_a_causal_lm_takes_the_next_word():
+    from textleak.llm import ScriptedLM
+
+    m = toy_santext()
+    lm = ScriptedLM(lambda prompt, i, s: " c and more" if prompt.endswith("a") else " b")
+    data = AttackData(m, [["a", "c"], ["a"]], [["a", "a"], ["c"]], [(0, 1), (1, 0)])
+    attack = MaskInference(llm=lm)
+    assert attack.predict(data) == ["c", "b"]  # the first word the model continues with
+    assert run_attacks(data, [attack])["asr"]["mask_inference"] == 0.5
+
+
+def test_inversion_bert_head_starts_as_embedding_inversion():
+    """No training epochs: the frozen-encoder head is the nearest original word to y."""
+    emb = WordEmbeddings(["x", "y", "z"], np.array([[0.0], [1.0], [10.0]]))
+    m = build_mechanism("santext", emb, [("x", 1), ("y", 1), ("z", 1)], 0.01)
+    shadow = [["x", "z"] for _ in range(10)]
+    data = AttackData(m, [["y", "z"]], [["y", "z"]], [(0, 0), (0, 1)], shadow_original=shadow, shadow_copies=2)
+    attack = InversionBert(epochs=0)
+    assert attack.predict(data) == ["y", "z"]  # the classes are the vocabulary: each output is nearest to itself
+    # a class set without y (fitted on x and z only): y's nearest class is x
+    m2 = build_mechanism("santext", emb, [("x", 1), ("z", 1)], 0.01)
+    data2 = AttackData(m2, [["x", "z"]], [["x", "z"]], [(0, 0), (0, 1)], shadow_original=shadow, shadow_copies=2)
+    data2.private_sanitized = [["y", "z"]]  # an output outside the fitted vocabulary
+    assert InversionBert(epochs=0).predict(data2) == ["x", "z"]

@@ -5,7 +5,10 @@ from __future__ import annotations
 import pytest
 
 from textleak.cache import DiskCache
-from textleak.claims import LLMAtomizer, RuleAtomizer, atomize_records, load_demos, parse_claims, split_sentences
+from textleak.atomizers.llm import LLMAtomizer, load_demos, parse_claims
+from textleak.atomizers.rules import RuleAtomizer
+from textleak.leakage.atomize import atomize_records
+from textleak.text import split_sentences
 from textleak.llm import ScriptedLM
 
 
@@ -24,13 +27,18 @@ def test_rule_atomizer_splits_lists_clauses_and_lab_lines():
         "He smokes; he does not drink alcohol. Laboratory studies show:\nHemoglobin 12.1 g/dL\nLeukocyte count 8,900/mm3"
     )
     assert RuleAtomizer().atomize_one(text) == [
-        "A 45-year-old man comes to the physician because of fatigue.",
+        # rule atomizer v2: the demographic opener gives age, sex and complaint as claims of their own,
+        # and every vital after the first keeps its possessive (v1: one claim for the opener,
+        # "Respirations are 16/min.", "Blood pressure is 120/80 mm Hg.")
+        "The patient is 45 years old.",
+        "The patient is a man.",
+        "The patient comes to the physician because of fatigue.",
         "He has a history of asthma.",
         "He has a history of gout.",
         "He has a history of migraine.",
         "His pulse is 90/min.",
-        "Respirations are 16/min.",
-        "Blood pressure is 120/80 mm Hg.",
+        "His respirations are 16/min.",
+        "His blood pressure is 120/80 mm Hg.",
         "His vitals include pulse 88/min.",
         "His vitals include temperature 37.2°C (99°F).",
         "His vitals include SpO2 97%.",
@@ -43,8 +51,10 @@ def test_rule_atomizer_splits_lists_clauses_and_lab_lines():
 
 def test_rule_atomizer_does_not_split_weak_verbs_or_appositives():
     a = RuleAtomizer()
+    # v2 distributes the shared noun over the gerunds (v1 kept the sentence whole); never "She now has climbing stairs."
     assert a.atomize_one("She now has difficulty getting up from chairs, climbing stairs, and combing her hair.") == [
-        "She now has difficulty getting up from chairs, climbing stairs, and combing her hair."
+        "She now has difficulty getting up from chairs.", "She now has difficulty climbing stairs.",
+        "She now has difficulty combing her hair.",
     ]
     assert a.atomize_one("His heart has a regular rate and rhythm.") == ["His heart has a regular rate and rhythm."]
     assert a.atomize_one("") == []

@@ -155,7 +155,9 @@ def test_text_rendering_keeps_layout_and_alignment():
     out = m.sanitize_texts(["hello,  world!\nbye"], [5])[0]
     assert out.original_tokens == ["hello", ",", "world", "!", "bye"]
     assert out.text == "".join([out.sanitized_tokens[0], ",  ", out.sanitized_tokens[2], "!\nbye"])
-    assert out.sensitive == [True, False, True, False, False]
+    # SANTEXT: every word is sensitive; the three without a vector are released as they are (passthrough)
+    assert out.sensitive == [True, True, True, True, True]
+    assert out.passthrough == [False, True, False, True, True]
 
 
 def test_bad_parameters_fail_clearly(emb):

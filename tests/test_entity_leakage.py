@@ -2,7 +2,7 @@
 
 import pytest
 
-from textleak.entity_leakage import (
+from textleak.controlled.entity_metrics import (
     contains_entity,
     corpus_leakage,
     find_spans,

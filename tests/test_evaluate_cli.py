@@ -37,8 +37,8 @@ def test_demo_run_identity_and_remove_all(tmp_path, capsys):
     assert len(lines) == 12
     rec = lines[0]
     assert rec["linked_id"] == rec["id"] and rec["correct_link"] is True and rec["link_score"] > 0
-    assert len(rec["known_claims"]) == 3 and sum(c["aux"] for c in rec["claims"]) == 3
-    assert all("rating" in c for c in rec["claims"] if not c["aux"])
+    assert len(rec["known_claims"]) == 3 and sum(c["known"] for c in rec["claims"]) == 3
+    assert all("rating" in c for c in rec["claims"] if not c["known"])
 
 
 def test_separate_sanitized_file_with_missing_record(tmp_path, capsys):
@@ -48,9 +48,10 @@ def test_separate_sanitized_file_with_missing_record(tmp_path, capsys):
     assert main(["evaluate", "--originals", str(originals), "--sanitized", str(sanitized), "--judge", "lexical",
                  "--output", str(out), "--no-progress"]) == 0
     (row,) = json.loads((out / "report.json").read_text())["results"]
-    assert row["settings"]["alignment"] == "ids" and row["n_sanitized"] == 2
+    assert row["settings"]["alignment"] == "ids" and row["n_sanitized"] == 3 and row["n_missing"] == 1
     recs = {json.loads(l)["id"]: json.loads(l) for l in (out / "records-san.jsonl").read_text().splitlines()}
     assert recs["c"]["correct_link"] is True and recs["a"]["correct_link"] is False
+    assert recs["b"]["sanitized_missing"] is True and recs["b"]["correct_link"] is True  # released as it was
 
 
 def test_combined_csv_and_parquet_and_disk_inputs(tmp_path, capsys):
@@ -89,10 +90,15 @@ def test_raw_medqa_lines_give_the_profile(shared_data):
     assert recs[0]["id"] == "23"
 
 
-def test_failed_sanitization_stops_with_a_clear_error(tmp_path):
+def test_failed_sanitization_counts_as_released_or_stops_with_a_clear_error(tmp_path, capsys):
     originals = _write_jsonl(tmp_path / "orig.jsonl", [{**r, "sanitized": None if r["id"] == "b" else r["text"]} for r in ORIGINALS])
-    with pytest.raises(SystemExit, match="sanitized record 1 is missing"):
-        main(["evaluate", "--originals", str(originals), "--judge", "lexical", "--output", str(tmp_path / "o"), "--no-progress"])
+    assert main(["evaluate", "--originals", str(originals), "--judge", "lexical", "--output", str(tmp_path / "o"), "--no-progress"]) == 0
+    (row,) = json.loads((tmp_path / "o" / "report.json").read_text())["results"]
+    assert row["n_missing"] == 1 and row["semantic_privacy"] == pytest.approx(0.0)  # released as it was: it leaks
+    assert "1 records had no sanitized version" in capsys.readouterr().out
+    assert main(["evaluate", "--originals", str(originals), "--judge", "lexical", "--output", str(tmp_path / "o"), "--no-progress",
+                 "--missing", "error"]) == 2
+    assert "1 of 3 originals have no sanitized record (ids 'b')" in capsys.readouterr().err
 
 
 def test_evaluate_with_utility_adds_a_column_and_report_entry(tmp_path, capsys, monkeypatch):

@@ -5,11 +5,13 @@ import json
 
 import pytest
 
-from textleak.agreement import evaluate_judge, load_labelled_claims
-from textleak.judges import EmbeddingJudge, LexicalJudge
-from textleak.judges.embedding import number_cap
-from textleak.judges.lexical import lcs_length
-from textleak.judges.spans import document_spans, extract_numbers, split_sentences, word_windows
+from textleak.judges.agreement import evaluate_judge, load_labelled_claims
+from textleak.judges.embedding import EmbeddingJudge
+from textleak.judges.lexical import LexicalJudge
+from textleak.judges.base import number_cap
+from textleak.text import lcs_length
+from textleak.judges.spans import document_spans
+from textleak.text import extract_numbers, split_sentences, word_windows
 
 
 def test_split_sentences_keeps_abbreviations_and_decimals():
@@ -132,7 +134,7 @@ def test_cli_judge_agreement(tmp_path, capsys):
     out = tmp_path / "report.json"
     assert main(["judge-agreement", "--judge", "lexical", "--json", str(out)]) == 0
     report = json.loads(out.read_text())
-    assert report["split"] == "test" and report["n"] == 80 and report["judge"]["judge"] == "lexical"
+    assert report["split"] == "test" and report["n"] == 80 and report["judge"]["name"] == "lexical"
     assert report["spearman"] == pytest.approx(0.443, abs=0.001)
     printed = capsys.readouterr().out
     assert "Spearman rho" in printed and "| gold \\ judge | 1 | 2 | 3 |" in printed

@@ -8,8 +8,10 @@ import re
 import numpy as np
 import pytest
 
-from textleak.judges import LLMJudge, make_judge, majority_vote, majority_vote_distribution, parse_ratings
-from textleak.judges.llm import LABEL_CHOICES, build_logprob_prompt, build_messages, derive_seed, label_probabilities
+from textleak.judges import make_judge
+from textleak.judges.llm import LLMJudge, majority_vote, majority_vote_distribution, parse_ratings
+from textleak.judges.llm import LABEL_CHOICES, build_logprob_prompt, build_messages, label_probabilities
+from textleak.text.seeds import derive_seed
 from textleak.llm import ScriptedLM
 
 
@@ -139,15 +141,15 @@ def test_per_pair_seeds_are_derived_from_the_seeds_argument():
     seen = []
     lm = ScriptedLM(answer_all(lambda c, i, s: seen.append((c, s)) or 1))
     LLMJudge(lm, n=1).rate([["a"], ["b"]], ["d1", "d2"], seeds=[5, 9])
-    assert seen == [("a", derive_seed(5, 0, 0)), ("b", derive_seed(9, 0, 0))]
-    assert derive_seed(5, 0, 0) != derive_seed(9, 0, 0) != derive_seed(5, 0, 1)
+    assert seen == [("a", derive_seed(5, 0, 0, bits=31)), ("b", derive_seed(9, 0, 0, bits=31))]
+    assert derive_seed(5, 0, 0, bits=31) != derive_seed(9, 0, 0, bits=31) != derive_seed(5, 0, 1, bits=31)
 
 
 def test_unparsed_claims_are_retried_then_reported_never_scored():
     def respond(prompt, i, seed):
         lines = []
         for k, c in _query_claims(prompt):
-            if c == "hard" and seed == derive_seed(0, 0, 0):
+            if c == "hard" and seed == derive_seed(0, 0, 0, bits=31):
                 continue  # the first attempt skips "hard"
             if c != "never":
                 lines.append(f"- Claim {k} Similarity Rating: 2")
@@ -214,10 +216,10 @@ def test_make_judge_and_describe():
     lm = ScriptedLM(lambda p, i, s: "x")
     judge = make_judge("llm", llm=lm, mode="logprob", n=5, domain="wildchat")
     d = judge.describe()
-    assert (d["judge"], d["mode"], d["n"], d["domain"], d["llm"]["backend"]) == ("llm", "logprob", 5, "wildchat", "scripted")
+    assert (d["name"], d["mode"], d["n"], d["domain"], d["llm"]["backend"]) == ("llm", "logprob", 5, "wildchat", "scripted")
     assert make_judge("llm").llm == "embedded"  # lazy: nothing loaded yet
-    assert make_judge().describe()["judge"] == "embedding"
-    assert make_judge("lexical").describe()["judge"] == "lexical"
+    assert make_judge().describe()["name"] == "embedding"
+    assert make_judge("lexical").describe()["name"] == "lexical"
     with pytest.raises(ValueError, match="unknown judge"):
         make_judge("oracle")
     with pytest.raises(ValueError):

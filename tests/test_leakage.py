@@ -7,9 +7,10 @@ import random
 
 import pytest
 
-from textleak.adversary import parse_paraphrase, select_aux_indices
+from textleak.leakage.knowledge import parse_paraphrase, select_known_indices
 from textleak.judges.base import OK, UNPARSED, ClaimRating, Judge, normalise
 from textleak.leakage import bootstrap_ci, evaluate_leakage
+from textleak.leakage.aggregate import UnparsedClaimsError
 
 ORIGINALS = [
     "Anna is 25 years old. Anna is a cook. Anna lives in Oslo. Anna has asthma. Anna owns a red bicycle.",
@@ -28,7 +29,7 @@ class SubstringJudge(Judge):
         self.calls: list[tuple[list[str], str]] = []
         self.fail_after = fail_after
 
-    def rate(self, claims, documents, seeds=None):
+    def _rate(self, claims, documents, seeds=None):
         out = []
         for cs, doc in zip(claims, documents):
             if self.fail_after is not None and len(self.calls) >= self.fail_after:
@@ -46,7 +47,7 @@ class SubstringJudge(Judge):
         return out
 
     def describe(self):
-        return {"judge": self.name}
+        return {"name": self.name}
 
 
 def run(originals, sanitized, judge=None, **kw):
@@ -66,20 +67,20 @@ def test_identity_leaks_everything_and_remove_all_nothing():
     assert judge.calls == []  # empty records support nothing: no judge call
 
 
-def test_privacy_is_mean_over_records_of_mean_over_non_aux_claims():
+def test_privacy_is_mean_over_records_of_mean_over_claims_the_adversary_did_not_know():
     # record 0 keeps two facts verbatim; the others keep none; k=3 first claims known (age, job, city)
     sanitized = [
         "Anna has asthma. Anna owns a red bicycle. Anna is 25 years old. Anna is a cook. Anna lives in Oslo.",
         "Boris is 60 years old. Boris is a pilot. Boris lives in Rome. Someone has gout. See the maps.",
         "Chen is 41 years old. Chen is a teacher. Chen lives in Lima.",
     ]
-    r = run(ORIGINALS, sanitized, k=3, aux_strategy="first")
+    r = run(ORIGINALS, sanitized, k=3, knowledge="first")
     per_record = [rec.privacy for rec in r.records]
     # record 1: "Boris has gout" -> 2 (0.5: "gout" present), "Boris collects old maps" -> 2 ("maps" present)
     assert per_record == [0.0, 0.5, 1.0]
     assert r.semantic_privacy == pytest.approx(0.5)
     rec = r.records[1]
-    assert [c["aux"] for c in rec.claims] == [True, True, True, False, False]
+    assert [c["known"] for c in rec.claims] == [True, True, True, False, False]
     assert [c.get("rating") for c in rec.claims] == [None, None, None, 2, 2]
     assert rec.known_claims == ["Boris is 60 years old.", "Boris is a pilot.", "Boris lives in Rome."]
     assert rec.linked_index == 1 and rec.correct_link and rec.true_rank == 1 and rec.link_score > 0
@@ -87,7 +88,9 @@ def test_privacy_is_mean_over_records_of_mean_over_non_aux_claims():
 
 def test_synthetic_set_of_other_size_and_no_alignment():
     sanitized = ["Boris is a pilot who lives in Rome and has gout.", "Unrelated text about weather."]
-    r = run(ORIGINALS, sanitized)
+    with pytest.raises(ValueError, match="alignment='none'"):  # an unaligned evaluation must be asked for
+        run(ORIGINALS, sanitized)
+    r = run(ORIGINALS, sanitized, alignment="none")
     assert r.settings["alignment"] == "none" and r.linkage_rate is None and r.linkage_at_k is None
     assert r.records[1].linked_index == 0 and r.records[1].correct_link is None
     assert r.n_records == 3 and r.n_sanitized == 2
@@ -96,15 +99,15 @@ def test_synthetic_set_of_other_size_and_no_alignment():
 
 
 def test_missing_records_align_by_id_and_none_policy():
-    # the sanitizer withheld record 1; ids say where the rest came from
+    # the sanitizer withheld record 1; ids say where the rest came from; the withheld one counts as released as it was
     r = run(ORIGINALS, [ORIGINALS[2], ORIGINALS[0]], original_ids=["a", "b", "c"], sanitized_ids=["c", "a"])
-    assert r.settings["alignment"] == "ids"
-    assert [rec.correct_link for rec in r.records] == [True, False, True]
-    assert r.linkage_rate == pytest.approx(2 / 3)
-    with pytest.raises(ValueError, match="record 1 is None"):
-        run(ORIGINALS, [ORIGINALS[0], None, ORIGINALS[2]])
-    dropped = run(ORIGINALS, [ORIGINALS[0], None, ORIGINALS[2]], missing="drop")
-    assert dropped.n_sanitized == 2 and dropped.records[1].correct_link is False
+    assert r.settings["alignment"] == "ids" and r.n_missing == 1 and r.records[1].sanitized_missing
+    assert [rec.correct_link for rec in r.records] == [True, True, True]
+    assert r.linkage_rate == pytest.approx(1.0) and r.records[1].privacy == 0.0
+    with pytest.raises(ValueError, match="1 of 3 originals have no sanitized record"):
+        run(ORIGINALS, [ORIGINALS[0], None, ORIGINALS[2]], missing="error")
+    released = run(ORIGINALS, [ORIGINALS[0], None, ORIGINALS[2]])
+    assert released.n_sanitized == 3 and released.n_missing == 1 and released.records[1].correct_link is True
     with pytest.raises(ValueError, match="not among the originals"):
         run(ORIGINALS, [ORIGINALS[0]], original_ids=["a", "b", "c"], sanitized_ids=["z"])
 
@@ -142,10 +145,12 @@ def test_duplicate_originals_count_either_copy_as_correct_and_duplicate_ids_fail
 def test_unparsed_claims_are_reported_not_scored_private():
     originals = [ORIGINALS[0] + " Anna ??? secret."]
     sanitized = [ORIGINALS[0]]
-    r = run(originals, sanitized, aux_strategy="first")
+    with pytest.raises(UnparsedClaimsError, match="1 of 3 judged claims"):  # above max_unparsed_share: the run stops
+        run(originals, sanitized, knowledge="first")
+    r = run(originals, sanitized, knowledge="first", unparsed="exclude", max_unparsed_share=1.0)
     assert r.unparsed_claims == 1 and r.records[0].unparsed_claims == 1
     assert r.semantic_privacy == 0.0  # excluded, not counted as unsupported (which would give 1/3)
-    leak = run(originals, sanitized, aux_strategy="first", unparsed="leak")
+    leak = run(originals, sanitized, knowledge="first", max_unparsed_share=1.0)  # the default: an unparsed claim leaks
     assert leak.semantic_privacy == 0.0 and leak.n_scored_claims == 3
 
 
@@ -168,15 +173,15 @@ def test_records_with_few_claims_are_unscored_but_counted():
 
 def test_aux_selection_strategies():
     counts = [5, 2, 8, 3]
-    rand = select_aux_indices(counts, k=3, strategy="random", seed=7)
+    rand = select_known_indices(counts, k=3, strategy="random", seed=7)
     assert rand[1] == [0, 1] and rand[3] == [0, 1, 2]
     assert all(len(set(x)) == 3 and all(0 <= j < n for j in x) for x, n in zip(rand, counts) if n > 3)
     # per-record seeds: record 2's choice does not depend on the records before it
-    alone = select_aux_indices([8], k=3, strategy="random", seed=7, record_indices=[2])
+    alone = select_known_indices([8], k=3, strategy="random", seed=7, record_indices=[2])
     assert alone[0] == rand[2]
-    assert select_aux_indices(counts, 3, "random", seed=8) != rand
-    assert select_aux_indices(counts, 3, "first") == [[0, 1, 2], [0, 1], [0, 1, 2], [0, 1, 2]]
-    assert select_aux_indices(counts, 3, "last") == [[2, 3, 4], [0, 1], [5, 6, 7], [0, 1, 2]]
+    assert select_known_indices(counts, 3, "random", seed=8) != rand
+    assert select_known_indices(counts, 3, "first") == [[0, 1, 2], [0, 1], [0, 1, 2], [0, 1, 2]]
+    assert select_known_indices(counts, 3, "last") == [[2, 3, 4], [0, 1], [5, 6, 7], [0, 1, 2]]
     # the released code: random.seed(42) once, shuffle range(n) per record in order, first k
     rng = random.Random(42)
     expected = []
@@ -184,11 +189,11 @@ def test_aux_selection_strategies():
         order = list(range(n))
         rng.shuffle(order)
         expected.append(order[:3])
-    assert select_aux_indices(counts, 3, "release_shuffle", seed=42) == expected
+    assert select_known_indices(counts, 3, "release_shuffle", seed=42) == expected
     with pytest.raises(ValueError):
-        select_aux_indices(counts, 0)
+        select_known_indices(counts, 0)
     with pytest.raises(ValueError):
-        select_aux_indices(counts, 3, "middle")
+        select_known_indices(counts, 3, "middle")
 
 
 def test_paraphrased_aux_uses_the_llm_and_keeps_claims_on_failure():
@@ -199,10 +204,10 @@ def test_paraphrased_aux_uses_the_llm_and_keeps_claims_on_failure():
         return "" if "Boris" in text else "Here is the paraphrase:\nThe person from Norway cooks for a living."
 
     lm = ScriptedLM(respond)
-    r = run(ORIGINALS, ORIGINALS, paraphrase_aux=True, llm=lm, judge=SubstringJudge())
+    r = run(ORIGINALS, ORIGINALS, paraphrase_knowledge=True, llm=lm, judge=SubstringJudge())
     assert all(c == "The person from Norway cooks for a living." for c in r.records[0].known_claims)
     assert r.records[1].known_claims[0].startswith("Boris")  # failed paraphrase: verbatim (stronger adversary)
-    assert r.settings["paraphrase_aux"] is True
+    assert r.settings["paraphrase_knowledge"] is True
     assert parse_paraphrase("Explanation first.\n#\nNew text.") == "New text."
     assert parse_paraphrase("Paraphrased text: Some words") == "Some words"
 
@@ -236,11 +241,11 @@ def test_report_files(tmp_path):
     r = run(ORIGINALS, ORIGINALS)
     paths = r.write(tmp_path)
     summary = json.loads(paths["report"].read_text())
-    assert summary["semantic_privacy"] == 0.0 and summary["judge"] == {"judge": "substring"}
+    assert summary["semantic_privacy"] == 0.0 and summary["judge"] == {"name": "substring"}
     assert summary["linker"]["name"] == "bm25" and summary["settings"]["k"] == 3 and "records" not in summary
     lines = [json.loads(l) for l in paths["records"].read_text().splitlines()]
     assert len(lines) == 3 and lines[0]["linked_id"] == "0" and len(lines[0]["claims"]) == 5
-    assert {"text", "aux"} <= set(lines[0]["claims"][0]) and "rating" in [c for c in lines[0]["claims"] if not c["aux"]][0]
+    assert {"text", "known"} <= set(lines[0]["claims"][0]) and "rating" in [c for c in lines[0]["claims"] if not c["known"]][0]
 
 
 def test_llm_judge_spec_and_model_pass_through():
@@ -257,5 +262,5 @@ def test_llm_judge_spec_and_model_pass_through():
     lm = ScriptedLM(respond, name="always-similar")
     r = evaluate_leakage(ORIGINALS, ORIGINALS, judge="llm", llm=lm, judge_options={"n": 1}, use_cache=False, bootstrap=0)
     assert r.semantic_privacy == pytest.approx(0.5) and r.unparsed_claims == 0
-    assert r.judge["judge"] == "llm" and "always-similar" in json.dumps(r.judge)
+    assert r.judge["name"] == "llm" and "always-similar" in json.dumps(r.judge)
     assert lm.calls  # the model we passed is the one that judged

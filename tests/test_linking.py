@@ -7,8 +7,12 @@ import random
 import pytest
 from rouge_score import rouge_scorer
 
-from textleak.lexical import lcs_length, lexical_privacy, rouge_l
-from textleak.linking import LUCENE_STOPWORDS, BM25Linker, DenseLinker, LuceneLikeTokenizer, RougeLinker, make_linker, vote
+from textleak.leakage.lexical import lexical_privacy
+from textleak.text import lcs_length, rouge_l
+from textleak.linkers import make_linker, vote
+from textleak.linkers.bm25 import LUCENE_STOPWORDS, BM25Linker, LuceneLikeTokenizer
+from textleak.linkers.dense import DenseLinker
+from textleak.linkers.rouge import RougeLinker
 
 DOCS = [
     "A 25-year-old woman works as a cook in Oslo and has asthma.",

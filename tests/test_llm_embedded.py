@@ -15,6 +15,8 @@ def test_fingerprint_needs_no_model():
     lm = EmbeddedGemma(use_cache=False)
     assert lm.fingerprint() == EmbeddedGemma(use_cache=False).fingerprint()
     assert lm.fingerprint() != EmbeddedGemma(dtype="bfloat16").fingerprint()
+    assert lm.fingerprint() == EmbeddedGemma(dtype="float32", device="cpu").fingerprint()  # "auto" on a CPU
+    assert EmbeddedGemma(device="cuda").resolved_dtype() == "float32"  # the converted checkpoint's, unconverted
     assert lm._model is None
     assert lm.describe()["backend"] == "embedded"
     assert len(embedded_gguf_sha256()) == 64

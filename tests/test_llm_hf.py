@@ -196,6 +196,15 @@ def test_stop_string_cuts_the_output(tiny_model_dir):
     assert cut == full[: full.find(stop)]
 
 
+def test_stop_strings_count_only_in_the_generated_text(tiny_model_dir):
+    lm = make_lm(tiny_model_dir)
+    prompt = PROMPTS[0]
+    full = lm.generate([prompt], max_new_tokens=8)[0][0]
+    straddling = prompt[-2:] + full[:1]  # would start in the prompt and end in the answer
+    assert full and straddling not in full
+    assert lm.generate([prompt], max_new_tokens=8, stop=[straddling])[0][0] == full
+
+
 def test_banned_phrases_never_appear_in_any_case(tiny_model_dir):
     lm = make_lm(tiny_model_dir)
     kw = dict(max_new_tokens=16, temperature=1.0, n=4, seed=list(range(len(PROMPTS))))
@@ -335,6 +344,34 @@ def test_fingerprint_follows_the_weights(tiny_model_dir, tmp_path):
     (copy / "config.json").write_text(config.replace('"initializer_range": 0.3', '"initializer_range": 0.31'))
     assert make_lm(copy).fingerprint() != a.fingerprint()
     assert make_lm(tiny_model_dir, dtype="bfloat16").fingerprint() != a.fingerprint()
+
+
+def test_fingerprint_and_describe_use_the_resolved_dtype(tiny_model_dir, tmp_path, monkeypatch):
+    import json
+    import shutil
+
+    auto = make_lm(tiny_model_dir, device="cpu")  # "auto" on a CPU is float32
+    f32 = make_lm(tiny_model_dir, device="cpu", dtype="float32")
+    assert auto.fingerprint() == f32.fingerprint() == make_lm(tiny_model_dir, device="cpu", dtype="torch.float32").fingerprint()
+    assert make_lm(tiny_model_dir, device="cpu", dtype="bfloat16").fingerprint() != auto.fingerprint()
+    assert auto.describe()["dtype"] == "float32" and auto.dtype == "auto"
+    assert auto._model is None  # resolved without loading the weights
+    # on a GPU "auto" is the checkpoint's dtype, read from its config (still without loading)
+    bf16 = tmp_path / "bf16"
+    shutil.copytree(tiny_model_dir, bf16)
+    config = json.loads((bf16 / "config.json").read_text())
+    config.pop("torch_dtype", None)
+    (bf16 / "config.json").write_text(json.dumps(dict(config, dtype="bfloat16")))
+    import textleak.distributed
+
+    monkeypatch.setattr(textleak.distributed, "local_device", lambda: "cuda:0")  # a machine with a GPU
+    gpu_auto = make_lm(bf16)  # no device given: the model goes to the GPU
+    assert gpu_auto.resolved_dtype() == "bfloat16" and gpu_auto._model is None
+    assert gpu_auto.fingerprint() == make_lm(bf16, dtype="bfloat16").fingerprint() != make_lm(bf16, dtype="float32").fingerprint()
+    assert make_lm(bf16, device="cpu").resolved_dtype() == "float32"
+    assert make_lm(tiny_model_dir).resolved_dtype() == "float32"  # the tiny model was saved in float32
+    with pytest.raises(ValueError, match="unknown dtype"):
+        make_lm(tiny_model_dir, dtype="fp13").fingerprint()
 
 
 def test_spec_strings(tmp_path):

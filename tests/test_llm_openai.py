@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import pickle
 import re
 import threading
@@ -26,6 +27,8 @@ SECRET = "sk-test-Very-Secret-123"
 class FakeOpenAI(BaseHTTPRequestHandler):
     seen: list[dict] = []
     flaky_done: set[str] = set()
+    in_flight: dict[int, int] = {}
+    peak: dict[int, int] = {}
     lock = threading.Lock()
 
     def log_message(self, *args):  # keep pytest output quiet
@@ -44,12 +47,23 @@ class FakeOpenAI(BaseHTTPRequestHandler):
     def do_POST(self):
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         with self.lock:
-            self.seen.append({"path": self.path, "auth": self.headers.get("Authorization"), "body": body})
+            self.seen.append({"path": self.path, "auth": self.headers.get("Authorization"), "body": body,
+                              "port": self.server.server_address[1]})
         if self.headers.get("Authorization") != f"Bearer {SECRET}":
             return self._send(401, {"error": "bad key"})
         text = body["messages"][-1]["content"] if "messages" in body else body["prompt"]
         if "broken" in text:
             return self._send(500, {"error": "internal"})
+        if "leak" in text:  # a server that echoes the key near the 300-character cut
+            return self._send(500, {"error": "x" * 270 + " " + self.headers.get("Authorization")})
+        if "slow" in text:
+            port = self.server.server_address[1]
+            with self.lock:
+                self.in_flight[port] = self.in_flight.get(port, 0) + 1
+                self.peak[port] = max(self.peak.get(port, 0), self.in_flight[port])
+            __import__("time").sleep(0.05)
+            with self.lock:
+                self.in_flight[port] -= 1
         if "flaky" in text:
             with self.lock:
                 first = text not in self.flaky_done
@@ -68,6 +82,21 @@ class FakeOpenAI(BaseHTTPRequestHandler):
         return f"echo[{text}] seed={seed if temperature else '-'} i={i} END tail"
 
     def _chat(self, body, text):
+        if body.get("logprobs") and "spell" in text:  # one character per token; honours max_tokens
+            pieces = list("Rating:") + [" 3"]
+            shown = pieces[: body["max_tokens"]]
+            content = [{"token": t, "logprob": -0.1, "top_logprobs": [{"token": t, "logprob": -0.1}] + (
+                [{"token": " 1", "logprob": -1.0}] if t == " 3" else [])} for t in shown]
+            return self._send(200, {"choices": [{"index": 0, "message": {"role": "assistant", "content": "".join(shown)},
+                                                  "logprobs": {"content": content},
+                                                  "finish_reason": "length" if len(shown) < len(pieces) else "stop"}]})
+        if body.get("logprobs") and "walk" in text:  # a greedy path of three tokens, top tokens at the last
+            content = [{"token": "Rating", "logprob": -0.1, "top_logprobs": [{"token": "Rating", "logprob": -0.1}]},
+                       {"token": ":", "logprob": -0.2, "top_logprobs": [{"token": ":", "logprob": -0.2}]},
+                       {"token": " 3", "logprob": -0.5, "top_logprobs": [{"token": t, "logprob": lp} for t, lp in
+                                                                          [(" 3", -0.5), (" 1", -1.5), (" 2", -2.0), (" ", -3.0)]]}]
+            return self._send(200, {"choices": [{"index": 0, "message": {"role": "assistant", "content": "Rating: 3"},
+                                                  "logprobs": {"content": content}}]})
         if body.get("logprobs"):
             top = [{"token": t, "logprob": lp} for t, lp in [("2", -0.2), (" 2", -2.0), ("1", -1.9), ("3", -3.0)]]
             return self._send(200, {"choices": [{"index": 0, "message": {"role": "assistant", "content": "2"},
@@ -92,14 +121,35 @@ class FakeOpenAI(BaseHTTPRequestHandler):
                                             for i in range(n)]})
 
 
+def _serve():
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), FakeOpenAI)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    return httpd, f"http://127.0.0.1:{httpd.server_address[1]}/v1"
+
+
 @pytest.fixture(scope="module")
 def server():
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), FakeOpenAI)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}/v1"
+    httpd, url = _serve()
+    yield url
     httpd.shutdown()
     httpd.server_close()
+
+
+@pytest.fixture(scope="module")
+def second_server():
+    httpd, url = _serve()
+    yield url
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def _dead_url() -> str:
+    import socket
+
+    with socket.socket() as sock:  # a port that was free a moment ago: nothing listens there
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    return f"http://127.0.0.1:{port}/v1"
 
 
 @pytest.fixture(autouse=True)
@@ -172,8 +222,8 @@ def test_score_with_echo_and_with_chat_top_logprobs(server, tmp_path):
     [[r1, r2, r3, r4]] = lm.score([chat], ["1", "2", "3", "4"])
     assert r1 == pytest.approx(-1.9) and r3 == pytest.approx(-3.0) and r4 == float("-inf")
     assert r2 == pytest.approx(-0.2 + __import__("math").log1p(__import__("math").exp(-1.8)))
-    with pytest.raises(NotImplementedError, match="single-token"):
-        lm.score([chat], ["very long"])
+    # a longer choice is walked along the greedy path: here its first piece is not among the top tokens
+    assert lm.score([chat], ["very long"]) == [[float("-inf")]]
 
 
 def test_api_key_never_leaks(server, tmp_path, caplog):
@@ -206,3 +256,66 @@ def test_server_ignoring_n_is_asked_again_and_token_field_is_configurable(server
     out = lm.generate(["single"], temperature=1.0, n=3, seed=0)
     assert out == [[f"echo[single] seed={s} i=0 END tail" for s in (0, 1000003, 2000006)]]
     assert all("max_completion_tokens" in r["body"] and "max_tokens" not in r["body"] for r in FakeOpenAI.seen)
+
+
+def test_greedy_walk_scores_multi_token_chat_choices(server, tmp_path):
+    lm = make(server, tmp_path)
+    chat = [{"role": "user", "content": "walk it"}]
+    [[one, three, other, beyond, outside]] = lm.score([chat], ["Rating: 1", "Rating: 3", "Score: 1", "Rating: 1 more", "Rating: 9"])
+    assert one == pytest.approx(-0.1 - 0.2 - 1.5) and three == pytest.approx(-0.1 - 0.2 - 0.5)
+    assert other == float("-inf")  # leaves the path at its first piece, which is not among the top tokens
+    # " 1 more" and " 9" go on past a top token (" 1", " ") the model did not pick: not scorable from the path
+    assert math.isnan(beyond) and math.isnan(outside)
+    sent = len(FakeOpenAI.seen)
+    again = lm.score([chat], ["Rating: 1", "Rating: 3", "Score: 1", "Rating: 1 more", "Rating: 9"])
+    # one request per prompt (its choices share the greedy path); NaN rows are never cached
+    assert again[0][:3] == [one, three, other] and sent == 1 and len(FakeOpenAI.seen) == 2
+    body = FakeOpenAI.seen[0]["body"]
+    assert body["top_logprobs"] == 20 and body["temperature"] == 0.0 and body["max_tokens"] == len("Rating: 1 more") // 3 + 2
+
+
+def test_unscorable_labels_make_the_logprob_judge_unparsed(server, tmp_path):
+    from textleak.judges.llm import label_probabilities
+
+    assert label_probabilities([-1.0, float("nan"), -2.0]) is None  # never "label 2 is impossible"
+    assert label_probabilities([-1.0, float("-inf"), -1.0]) == pytest.approx([0.5, 0.0, 0.5])
+
+
+def test_replicas_share_the_work_and_a_dead_one_does_not_fail_the_run(server, second_server, tmp_path):
+    lm = make(f"{server},{second_server}", tmp_path, max_concurrency=2)
+    assert lm.base_urls == [server, second_server]
+    prompts = [f"slow record {i}" for i in range(16)]
+    out = lm.generate(prompts, temperature=0.5, seed=list(range(16)))
+    assert [o[0] for o in out] == [f"echo[slow record {i}] seed={i} i=0 END tail" for i in range(16)]
+    ports = [r["port"] for r in FakeOpenAI.seen]
+    assert len(set(ports)) == 2 and min(ports.count(p) for p in set(ports)) >= 4  # both replicas worked
+    assert max(FakeOpenAI.peak.values()) <= 2  # max_concurrency holds per endpoint
+    assert sum(FakeOpenAI.peak.values()) >= 3  # and the replicas add up (4 slots in all)
+
+    dead = _dead_url()
+    lm = make([dead, server], tmp_path / "dead", max_retries=2)
+    out = lm.generate([f"record {i}" for i in range(12)], on_error="raise")
+    assert all(o[0].startswith("echo[record") for o in out)
+    stats = {s["url"]: s for s in lm.endpoint_stats}
+    assert stats[dead]["failures"] >= 1 and stats[dead]["failures"] == stats[dead]["requests"]
+    assert stats[server]["requests"] - stats[server]["failures"] == 12
+    assert OpenAICompatibleLM("m", f"{server}, {dead}").fingerprint() == OpenAICompatibleLM("m", [dead, server]).fingerprint()
+    with pytest.raises(ValueError, match="twice"):
+        OpenAICompatibleLM("m", [server, server + "/"])
+
+
+def test_api_key_is_stripped_and_scrubbed_before_the_cut(server, tmp_path, monkeypatch, caplog):
+    monkeypatch.setenv("TEXTLEAK_TEST_KEY", SECRET + "\n")
+    lm = make(server, tmp_path, max_retries=1)
+    with caplog.at_level(logging.DEBUG):
+        assert lm.generate(["hello"]) == [["echo[hello] seed=- i=0 END tail"]]  # the key was accepted
+        assert lm.generate(["leak it"], on_error="none") == [[None]]
+    assert FakeOpenAI.seen[0]["auth"] == f"Bearer {SECRET}"
+    assert "leak" in caplog.text and SECRET[:8] not in caplog.text
+
+
+def test_greedy_walk_extends_a_path_cut_by_its_budget(server, tmp_path):
+    lm = make(server, tmp_path)
+    [[three, one]] = lm.score([[{"role": "user", "content": "spell it"}]], ["Rating: 3", "Rating: 1"])
+    assert three == pytest.approx(-0.8) and one == pytest.approx(-0.7 - 1.0)
+    assert [r["body"]["max_tokens"] for r in FakeOpenAI.seen] == [len("Rating: 3") // 3 + 2, len("Rating: 3") + 1]

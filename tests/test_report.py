@@ -20,7 +20,7 @@ def _result():
     ]
     rec = {"id": "r0", "original": "A 45-year-old woman from Ohio has a cough. She smokes.", "linked_id": "r0",
            "linked_text": "A woman in her forties has a cough.", "link_score": 7.5,
-           "aux_claims": ["She is a woman."], "claims": claims}
+           "known_claims": ["She is a woman."], "claims": claims}
     return {
         "dataset": "demo", "n_records": 2, "textleak_version": "0.1.0", "settings": {"judge": {"name": "embedding"}},
         "rows": [

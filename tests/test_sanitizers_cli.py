@@ -48,13 +48,17 @@ def test_sanitize_presidio_csv_with_option(tmp_path):
     assert [r["sanitized"] for r in rows] == ["<PERSON> lives in <LOCATION>.", "No names."]
 
 
-def test_errors_are_clear(tmp_path):
+def test_errors_are_clear(tmp_path, capsys):
+    """Every user error is one line naming the problem and exit status 2; --debug raises it instead."""
     src = tmp_path / "in.jsonl"
     _write_jsonl(src, [{"text": "a"}, {"text": None}])
     assert main(["sanitize", "--sanitizer", "identity", "--input", str(src), "--output", str(tmp_path / "o.jsonl")]) == 2
+    for extra, match in ((["--sanitizer", "nope"], "unknown sanitizer 'nope'"),
+                         (["--sanitizer", "presidio", "--llm", "embedded"], "does not use an LLM"),
+                         (["--sanitizer", "presidio", "--option", "operator=blur"], "unknown operator")):
+        capsys.readouterr()
+        assert main(["sanitize", *extra, "--input", str(src), "--output", str(tmp_path / "o.jsonl")]) == 2
+        err = capsys.readouterr().err
+        assert match in err and err.count("\n") == 1 and "Traceback" not in err
     with pytest.raises(KeyError, match="unknown sanitizer 'nope'"):
-        main(["sanitize", "--sanitizer", "nope", "--input", str(src), "--output", str(tmp_path / "o.jsonl")])
-    with pytest.raises(ValueError, match="does not use an LLM"):
-        main(["sanitize", "--sanitizer", "presidio", "--llm", "embedded", "--input", str(src), "--output", str(tmp_path / "o.jsonl")])
-    with pytest.raises(ValueError, match="unknown operator"):
-        main(["sanitize", "--sanitizer", "presidio", "--option", "operator=blur", "--input", str(src), "--output", str(tmp_path / "o.jsonl")])
+        main(["sanitize", "--sanitizer", "nope", "--input", str(src), "--output", str(tmp_path / "o.jsonl"), "--debug"])

@@ -9,7 +9,7 @@ import datasets
 import pytest
 
 from sanitizers import PresidioScrubber
-from textleak import scrubbing
+from textleak.sanitize import presidio as scrubbing
 from textleak.data.medqa import read_medqa_jsonl
 
 pytestmark = pytest.mark.slow  # loads the spaCy model (once per process)

@@ -7,7 +7,7 @@ import pytest
 
 from sanitizers import Identity, RemoveAll
 from textleak.registry import sanitizers as registry
-from textleak.sanitization import STATUS_EMPTY_INPUT, STATUS_TOO_LONG, create_sanitizer, screen_text
+from textleak.sanitize.base import STATUS_EMPTY_INPUT, STATUS_TOO_LONG, create_sanitizer, screen_text
 
 
 def _ds():

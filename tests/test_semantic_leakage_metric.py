@@ -26,7 +26,7 @@ def test_direct_use_options_and_judge_built_once():
     r = m.compute(predictions=REFS, references=REFS)
     assert r["semantic_privacy"] == pytest.approx(0.0) and r["linkage_rate"] == 1.0
     assert r["settings"]["k"] == 2 and r["settings"]["seed"] == 5 and r["n_scored_claims"] == 6
-    assert r["judge"]["judge"] == "lexical" and r["linker"]["name"] == "bm25"
+    assert r["judge"]["name"] == "lexical" and r["linker"]["name"] == "bm25"
     judge = m.judge()
     r2 = m.compute(predictions=["", ""], references=REFS, return_records=True)
     assert m.judge() is judge  # built once, reused
@@ -37,10 +37,14 @@ def test_unequal_sizes_and_sanitized_ids():
     from textleak.metrics import SemanticLeakage
 
     m = SemanticLeakage(judge="lexical", bootstrap=0, keep_in_memory=True)
-    r = m.compute(predictions=["Boris is a pilot in Rome with gout who collects maps."], references=REFS)
+    with pytest.raises(ValueError, match="alignment='none'"):  # unaligned evaluation must be asked for
+        m.compute(predictions=["Boris is a pilot in Rome with gout who collects maps."], references=REFS)
+    synthetic = SemanticLeakage(judge="lexical", bootstrap=0, alignment="none", keep_in_memory=True)
+    r = synthetic.compute(predictions=["Boris is a pilot in Rome with gout who collects maps."], references=REFS)
     assert r["settings"]["alignment"] == "none" and r["linkage_rate"] is None and r["n_sanitized"] == 1
     r = m.compute(predictions=[REFS[1]], references=REFS, sanitized_ids=[1])
-    assert r["settings"]["alignment"] == "ids" and r["linkage_rate"] == 0.5
+    # the reference with no prediction counts as released unsanitized: it links to itself
+    assert r["settings"]["alignment"] == "ids" and r["n_missing"] == 1 and r["linkage_rate"] == 1.0
 
 
 def test_judge_options_reach_the_judge():
@@ -91,7 +95,7 @@ org = evaluate.load("textleak/semantic_leakage", judge="lexical")
 r = bare.compute(predictions=["", refs[1]], references=refs)
 rf = folder.compute(predictions=["", refs[1]], references=refs)
 print(json.dumps({{"before": before, "privacy_folder": rf["semantic_privacy"], "folder": type(folder).__module__, "bare": type(bare).__module__, "org": org.name,
-                   "k": bare.k, "privacy": r["semantic_privacy"], "linkage": r["linkage_rate"]}}))
+                   "k": bare.leakage_config.k, "privacy": r["semantic_privacy"], "linkage": r["linkage_rate"]}}))
 """
     out = json.loads(_run(code, tmp_path / "hf", tmp_path))
     assert out["before"] == "missing"

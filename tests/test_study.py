@@ -8,33 +8,47 @@ import pytest
 
 from textleak.cli import main
 from textleak.llm import ScriptedLM
+from textleak.leakage import LeakageConfig
+from textleak.registry import sanitizers
 from textleak.study import StudyConfig, load_study_records, run_study
 
 
-def _always_a():
-    # log-prob scorer that prefers " A" whatever the prompt: accuracy = share of records whose answer is A
-    return ScriptedLM(lambda p, i, s: "A", scorer=lambda p, c: 0.0 if c.strip() == "A" else -5.0, name="always-A")
+def _reader(limit: int):
+    """A utility model that answers right when the record's own profile is in the prompt, else "A":
+    it measures something (it beats chance on the originals), so the study reports its numbers."""
+    _, records = load_study_records(StudyConfig(dataset="demo", limit=limit))
+    answer_of = {r["text"][:60]: r["answer_idx"] for r in records}
+
+    def scorer(prompt, choice):
+        answer = next((a for key, a in answer_of.items() if key in prompt), "A")
+        return 0.0 if choice.strip() == answer else -5.0
+
+    return ScriptedLM(lambda p, i, s: "A", scorer=scorer, name="profile-reader")
 
 
 def test_study_rows_utility_and_resume(tmp_path, monkeypatch):
-    cfg = StudyConfig(dataset="demo", limit=16, sanitizers=["identity", "remove_all"], llm=_always_a(),
-                      output=str(tmp_path / "study"), bootstrap=200)
+    cfg = StudyConfig(dataset="demo", limit=16, sanitizers=["identity", "remove_all"], llm=_reader(16),
+                      output=str(tmp_path / "study"), leakage=LeakageConfig(bootstrap=200))
     result = run_study(cfg, progress=False)
     _, records = load_study_records(cfg)
-    expected_acc = sum(r["answer_idx"] == "A" for r in records) / len(records)
+    expected = {"identity": 1.0, "remove_all": sum(r["answer_idx"] == "A" for r in records) / len(records)}
     rows = {r["sanitizer"]: r for r in result["rows"]}
     assert rows["remove_all"]["semantic_privacy"] == 1.0 and rows["remove_all"]["lexical_privacy"] == 1.0
     assert rows["identity"]["semantic_privacy"] < 0.3 < rows["remove_all"]["semantic_privacy"]
     assert rows["identity"]["linkage_rate"] >= 0.9
-    assert rows["identity"]["linkage"]["first"] >= 0.9 and rows["remove_all"]["linkage"]["first"] <= 1 / 16
-    for row in rows.values():
-        assert row["utility"] == pytest.approx(expected_acc)
+    # the first 3 claims of the rule atomizer v2 are the demographic atoms ("The patient is 51 years old.", "The
+    # patient is a man.", "The patient works night shifts."), which the templated demo records share: 14 of 16
+    # link with them (v1's whole opening sentence: 15 or 16); random and last claims still link all 16
+    assert rows["identity"]["linkage"]["first"] >= 0.85 and rows["remove_all"]["linkage"]["first"] <= 1 / 16
+    assert rows["identity"]["linkage"]["random"] >= 0.9
+    for name, row in rows.items():
+        assert row["utility"] == pytest.approx(expected[name])
         lo, hi = row["utility_ci95"]
-        assert lo <= expected_acc <= hi
+        assert lo <= expected[name] <= hi
     # drill-down: identity links every record to itself and shows the original text beside it
     first = result["records"]["identity"][0]
-    assert first["linked_text"] == first["original"] and first["aux_claims"]
-    assert all(not c.get("aux") for c in first["claims"])
+    assert first["linked_text"] == first["original"] and first["known_claims"]
+    assert all(not c.get("known") for c in first["claims"])
     page = (tmp_path / "study" / "report.html").read_text()
     assert page.count("<details class='record'>") == 32
 
@@ -42,7 +56,7 @@ def test_study_rows_utility_and_resume(tmp_path, monkeypatch):
     def boom(*a, **k):
         raise AssertionError("stage recomputed on resume")
 
-    monkeypatch.setattr("textleak.sanitization.create_sanitizer", boom)
+    monkeypatch.setattr("textleak.sanitize.create_sanitizer", boom)
     monkeypatch.setattr("textleak.leakage.evaluate_leakage", boom)
     again = run_study(cfg, progress=False)
     assert [r["semantic_privacy"] for r in again["rows"]] == [r["semantic_privacy"] for r in result["rows"]]
@@ -50,7 +64,7 @@ def test_study_rows_utility_and_resume(tmp_path, monkeypatch):
 
 def test_interrupted_stage_file_is_not_taken_for_finished(tmp_path):
     cfg = StudyConfig(dataset="demo", limit=6, sanitizers=["identity"], utility=False, linkage_ablation=False,
-                      output=str(tmp_path / "s"), bootstrap=100)
+                      output=str(tmp_path / "s"), leakage=LeakageConfig(bootstrap=100))
     (tmp_path / "s" / "identity").mkdir(parents=True)
     (tmp_path / "s" / "identity" / "sanitized.tmp").write_text('{"id": "0", "sanitized": "half')  # a crash mid-write
     result = run_study(cfg, progress=False)
@@ -85,7 +99,7 @@ def test_study_report_drilldown_in_browser(tmp_path):
     from _browser import chromium
 
     cfg = StudyConfig(dataset="demo", limit=5, sanitizers=["identity", "remove_all"], utility=False,
-                      output=str(tmp_path / "b"), bootstrap=100)
+                      output=str(tmp_path / "b"), leakage=LeakageConfig(bootstrap=100))
     run_study(cfg, progress=False)
     with chromium() as driver:
         driver.get((tmp_path / "b" / "report.html").as_uri())
@@ -94,12 +108,12 @@ def test_study_report_drilldown_in_browser(tmp_path):
         record.find_element("tag name", "summary").click()
         claims = record.find_elements("css selector", "ul.claims li.claim")
         assert claims and all(c.is_displayed() for c in claims)
-        assert record.find_element("css selector", "ul.aux li").is_displayed()
+        assert record.find_element("css selector", "ul.known li").is_displayed()
 
 
 def test_failed_records_count_as_leaked_not_private(tmp_path, monkeypatch):
     """A sanitizer that fails on every record must not look private: failures are released as-is."""
-    from textleak.sanitization import SanitizeResult, Sanitizer
+    from textleak.sanitize.base import SanitizeResult, Sanitizer
 
     class AlwaysFails(Sanitizer):
         name = "always_fails"
@@ -107,9 +121,9 @@ def test_failed_records_count_as_leaked_not_private(tmp_path, monkeypatch):
         def sanitize_batch(self, texts, seeds):
             return [SanitizeResult(None, "llm_error") for _ in texts]
 
-    monkeypatch.setattr("textleak.sanitization.create_sanitizer", lambda name, **kw: AlwaysFails())
-    cfg = StudyConfig(dataset="demo", limit=8, sanitizers=["always_fails"], llm=_always_a(), linkage_ablation=False,
-                      output=str(tmp_path / "f"), bootstrap=100)
+    monkeypatch.setitem(sanitizers._items, "always_fails", AlwaysFails)  # registered for this test only
+    cfg = StudyConfig(dataset="demo", limit=8, sanitizers=["always_fails"], llm=_reader(8), linkage_ablation=False,
+                      output=str(tmp_path / "f"), leakage=LeakageConfig(bootstrap=100))
     row = run_study(cfg, progress=False)["rows"][0]
     assert row["failed_records"] == 8
     assert row["semantic_privacy"] < 0.3 and row["linkage_rate"] >= 0.9  # judged as the originals

@@ -32,9 +32,9 @@ RECORDS = [
 def memorised():
     """A tiny model trained (no DP) until each control code determines its record."""
     model, tok = tiny_causal_lm("gpt2", seed=2, hidden=64)
-    from textleak.synthesis.control_codes import resolve_control_code
+    from textleak.synthesis.templates import resolve_template
 
-    code = resolve_control_code("paper")
+    code = resolve_template("paper")
     examples = [encode_example(tok, code.render(r), r["text"], 96) for r in RECORDS]
     result = train_causal_lm(model, tok, examples, TrainingConfig(max_steps=200, batch_size=2, learning_rate=3e-3, seed=0))
     return result.model, tok, [code.render(r) for r in RECORDS]

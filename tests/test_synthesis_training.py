@@ -7,7 +7,7 @@ import math
 import pytest
 import torch
 
-from textleak.synthesis.control_codes import ControlCode, resolve_control_code
+from textleak.synthesis.templates import ConditioningTemplate, resolve_template
 from textleak.synthesis.tiny import tiny_causal_lm
 from textleak.synthesis.training import (
     IGNORE_INDEX, CausalLMCollator, EncodedRecords, TrainingConfig, encode_example, per_record_loss,
@@ -29,26 +29,26 @@ RECORD = {"id": "r1", "text": "She has a fever.", "question": "What is the diagn
 
 
 def test_paper_release_and_none_control_codes_render_exactly():
-    assert resolve_control_code("paper").render(RECORD) == "Question: What is the diagnosis? | Answer: Flu\n"
-    assert resolve_control_code("release").render(RECORD) == "question: What is the diagnosis?\tanswer: Flu\n"
-    assert resolve_control_code("none").render(RECORD) == ""
-    assert resolve_control_code(None).render(RECORD) == ""
-    custom = resolve_control_code("Answer: {answer}")
+    assert resolve_template("paper").render(RECORD) == "Question: What is the diagnosis? | Answer: Flu\n"
+    assert resolve_template("release").render(RECORD) == "question: What is the diagnosis?\tanswer: Flu\n"
+    assert resolve_template("none").render(RECORD) == ""
+    assert resolve_template(None).render(RECORD) == ""
+    custom = resolve_template("Answer: {answer}")
     assert custom.fields == ["answer"] and custom.render(RECORD) == "Answer: Flu\n"
 
 
 def test_control_code_whitespace_is_normalised_so_tabs_and_newlines_stay_delimiters():
     record = dict(RECORD, question="What is\n the\tdiagnosis?")
-    assert resolve_control_code("release").render(record) == "question: What is the diagnosis?\tanswer: Flu\n"
+    assert resolve_template("release").render(record) == "question: What is the diagnosis?\tanswer: Flu\n"
 
 
 def test_missing_or_empty_field_names_the_record():
     with pytest.raises(KeyError, match="record 7 has no field 'answer'"):
-        ControlCode("A: {answer}").render({"text": "x"}, 7)
+        ConditioningTemplate("A: {answer}").render({"text": "x"}, 7)
     with pytest.raises(ValueError, match="record 3 has an empty 'answer'"):
-        ControlCode("A: {answer}").render({"answer": "  "}, 3)
+        ConditioningTemplate("A: {answer}").render({"answer": "  "}, 3)
     with pytest.raises(ValueError, match="neither a known name"):
-        resolve_control_code("papr")
+        resolve_template("papr")
 
 
 @pytest.fixture(scope="module")

@@ -7,15 +7,19 @@ nothing twice. SQLite in WAL mode lets several processes (``datasets.map(num_pro
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import sqlite3
 import threading
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable, Sequence
 
 CACHE_ENV = "TEXTLEAK_CACHE_DIR"
+#: Part of every cache key: bump it when what a key stands for changes (version 2: seeds come from
+#: numpy's SeedSequence, textleak.text.seeds), so old entries are never read as new results.
+CACHE_VERSION = 2
 
 
 def cache_root() -> Path:
@@ -55,8 +59,8 @@ def _default(obj: Any) -> Any:
 
 
 def content_hash(*parts: Any) -> str:
-    """SHA-256 hex digest of the canonical JSON of ``parts``."""
-    return hashlib.sha256(canonical_json(list(parts)).encode("utf-8")).hexdigest()
+    """SHA-256 hex digest of the canonical JSON of ``parts`` (and :data:`CACHE_VERSION`)."""
+    return hashlib.sha256(canonical_json([CACHE_VERSION, *parts]).encode("utf-8")).hexdigest()
 
 
 def file_hash(path: str | os.PathLike, chunk: int = 1 << 20) -> str:
@@ -66,6 +70,10 @@ def file_hash(path: str | os.PathLike, chunk: int = 1 << 20) -> str:
         for block in iter(lambda: f.read(chunk), b""):
             h.update(block)
     return h.hexdigest()
+
+
+class CacheError(RuntimeError):
+    """A cache database that cannot be opened or read (the message names its file)."""
 
 
 class DiskCache:
@@ -90,19 +98,34 @@ class DiskCache:
         conn = getattr(self._local, "conn", None)
         pid = os.getpid()
         if conn is None or getattr(self._local, "pid", None) != pid:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            conn = sqlite3.connect(self.path, timeout=60, isolation_level=None, check_same_thread=False)
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")
-            conn.execute("CREATE TABLE IF NOT EXISTS kv (k TEXT PRIMARY KEY, v TEXT NOT NULL)")
+            if not self.path.parent.exists():  # caches hold private text: owner-only folder and files
+                self.path.parent.mkdir(parents=True, mode=0o700)
+                os.chmod(self.path.parent, 0o700)
+            if not self.path.exists():
+                os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT, 0o600))
+            with self._guard():
+                conn = sqlite3.connect(self.path, timeout=60, isolation_level=None, check_same_thread=False)
+                conn.execute("PRAGMA journal_mode=WAL")
+                conn.execute("PRAGMA synchronous=NORMAL")
+                conn.execute("CREATE TABLE IF NOT EXISTS kv (k TEXT PRIMARY KEY, v TEXT NOT NULL)")
             self._local.conn = conn
             self._local.pid = pid
         return conn
 
+    @contextlib.contextmanager
+    def _guard(self):
+        """Database errors name the cache file and what to do (a truncated file is not a mystery)."""
+        try:
+            yield
+        except sqlite3.DatabaseError as e:
+            raise CacheError(f"the cache {self.path} cannot be used ({e}); delete it (it only holds results that "
+                             "are recomputed) or set TEXTLEAK_CACHE_DIR to another folder") from None
+
     def get(self, key: str, default: Any = None) -> Any:
         if not self.enabled:
             return default
-        row = self._conn().execute("SELECT v FROM kv WHERE k = ?", (key,)).fetchone()
+        with self._guard():
+            row = self._conn().execute("SELECT v FROM kv WHERE k = ?", (key,)).fetchone()
         return default if row is None else json.loads(row[0])
 
     def get_many(self, keys: Iterable[str]) -> dict[str, Any]:
@@ -111,12 +134,13 @@ class DiskCache:
         if not self.enabled or not keys:
             return {}
         out: dict[str, Any] = {}
-        conn = self._conn()
-        for start in range(0, len(keys), 500):
-            chunk = keys[start : start + 500]
-            marks = ",".join("?" * len(chunk))
-            for k, v in conn.execute(f"SELECT k, v FROM kv WHERE k IN ({marks})", chunk):
-                out[k] = json.loads(v)
+        with self._guard():
+            conn = self._conn()
+            for start in range(0, len(keys), 500):
+                chunk = keys[start : start + 500]
+                marks = ",".join("?" * len(chunk))
+                for k, v in conn.execute(f"SELECT k, v FROM kv WHERE k IN ({marks})", chunk):
+                    out[k] = json.loads(v)
         return out
 
     def set(self, key: str, value: Any) -> None:
@@ -127,16 +151,17 @@ class DiskCache:
     def set_many(self, items: dict[str, Any]) -> None:
         if not self.enabled or not items:
             return
-        conn = self._conn()
-        conn.execute("BEGIN")
-        try:
-            conn.executemany(
-                "INSERT OR REPLACE INTO kv (k, v) VALUES (?, ?)", [(k, json.dumps(v)) for k, v in items.items()]
-            )
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
+        with self._guard():
+            conn = self._conn()
+            conn.execute("BEGIN")
+            try:
+                conn.executemany(
+                    "INSERT OR REPLACE INTO kv (k, v) VALUES (?, ?)", [(k, json.dumps(v)) for k, v in items.items()]
+                )
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
 
     def __contains__(self, key: str) -> bool:
         if not self.enabled:
@@ -160,3 +185,52 @@ class DiskCache:
 
     def __repr__(self) -> str:
         return f"DiskCache({self.name!r}, path={str(self.path)!r})"
+
+
+def cached_map(
+    keys: Sequence[str],
+    compute: Callable[[list[int]], Sequence[Any]],
+    cache: "DiskCache | None",
+    *,
+    chunk_size: int = 64,
+    keep: Callable[[int, Any], bool] | None = None,
+    after_chunk: Callable[[list[int], list[Any]], None] | None = None,
+    progress: bool = False,
+    desc: str = "",
+    unit: str = "it",
+) -> list[Any]:
+    """The one get / dedupe / chunk / compute / set loop every cached stage uses.
+
+    ``keys[i]`` identifies item i's value. Values found in ``cache`` are reused; the rest are computed
+    by ``compute(positions)`` (one value per position, in order) in chunks of ``chunk_size``, items with
+    equal keys computed once. Each finished chunk is written to the cache before the next starts, so an
+    interrupted or failed run keeps what it computed. Values for which ``keep(i, value)`` is False
+    (failures, unparsed answers) are returned but never cached, so a rerun retries them.
+    ``after_chunk(positions, values)`` runs after a chunk is saved (e.g. to raise on a failure).
+    """
+    values: dict[str, Any] = cache.get_many(set(keys)) if cache is not None else {}
+    first: dict[str, int] = {}
+    todo = [i for i, k in enumerate(keys) if k not in values and first.setdefault(k, i) == i]
+    if todo:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=len(todo), desc=desc or None, unit=unit, disable=not progress, leave=False)
+        try:
+            for start in range(0, len(todo), max(1, chunk_size)):
+                chunk = todo[start : start + max(1, chunk_size)]
+                computed = list(compute(chunk))
+                if len(computed) != len(chunk):
+                    raise RuntimeError(f"{desc or 'compute'} returned {len(computed)} values for {len(chunk)} items")
+                fresh = {}
+                for i, value in zip(chunk, computed):
+                    values[keys[i]] = value
+                    if keep is None or keep(i, value):
+                        fresh[keys[i]] = value
+                if cache is not None:
+                    cache.set_many(fresh)
+                if after_chunk is not None:
+                    after_chunk(chunk, computed)
+                bar.update(len(chunk))
+        finally:
+            bar.close()
+    return [values[k] for k in keys]

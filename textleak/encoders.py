@@ -73,7 +73,7 @@ def encode_with_word_windows(
     sentence; this costs none extra. Returns ``(sentence_vectors, windows)`` with ``windows[i]`` the
     ``(window text, vector)`` pairs of sentence ``i`` (none for sentences of ``word_window`` words or
     fewer). Duplicate sentences are encoded once."""
-    from textleak.judges.spans import word_windows
+    from textleak.text import word_windows
 
     if model is None:
         model = load_sentence_encoder()

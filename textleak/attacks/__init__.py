@@ -3,13 +3,18 @@ in ``textleak.registry.attacks``:
 
 ====================  =====================================================================
 context_free_bound    oracle prior x closed-form Pr(y|x'), no smoothing (Def. 1)
-contextual_k_bound    oracle prior, top-K rerank by a pair detector (Def. 2)
+contextual_k_bound    oracle prior, top-K rerank by a language model's view of the context (Def. 2)
 context_free_bayes    shadow prior with alpha^-1 smoothing (Eq. 10)
-contextual_bayes      shadow prior, top-K rerank by a detector fine-tuned on shadow sanitizations
+contextual_bayes      shadow prior, top-K rerank by Gemma 3 270M (weights chosen on shadow targets),
+                      or by the paper's pair detector (``scorer="detector"``)
 embedding_inversion   nearest candidate in embedding space (= y itself)
-inversion_bert        token classifier on sanitized context (or Tong's token-only majority vote)
-mask_inference        masked-LM top-1 at the target position
+inversion_bert        head on a frozen encoder over the sanitized context (or Tong's token-only vote)
+mask_inference        a language model's next word at the target (or a masked LM's top-1)
 ====================  =====================================================================
+
+The first three and embedding inversion take seconds and are the defaults of ``textleak attack`` and
+``reconstruction_asr``; the others run a model (minutes on a CPU), are opt-in, and log an estimate
+before they start.
 """
 
 from textleak.attacks.base import Attack, AttackData, bayes_rank, prior_counts

@@ -13,7 +13,7 @@ from typing import Sequence
 import numpy as np
 
 from textleak.dp.base import WordMechanism
-from textleak.sanitization import record_seed
+from textleak.text.seeds import derive_seed
 
 logger = logging.getLogger(__name__)
 
@@ -53,7 +53,7 @@ class AttackData:
 
 def sanitize_copies(mech: WordMechanism, records: Sequence[Sequence[str]], copies: int, seed: int, tag: str = "shadow"):
     flat = [toks for toks in records for _ in range(copies)]
-    seeds = [record_seed(seed, None, f"{tag}:{i}") for i in range(len(flat))]  # own stream per copy, disjoint from record indices
+    seeds = [derive_seed(seed, tag, i) for i in range(len(flat))]  # own stream per copy, disjoint from record seeds
     out = mech.sanitize_tokens(flat, seeds)
     return [out[r * copies:(r + 1) * copies] for r in range(len(records))]
 
@@ -69,12 +69,12 @@ def prior_counts(mech: WordMechanism, token_lists: Sequence[Sequence[str]]) -> n
 
 
 def likelihood_matrix(mech: WordMechanism, y_ids: np.ndarray) -> np.ndarray:
-    """Pr(y | x') for many in-vocabulary outputs: (len(y_ids), |V|). Vectorised for SANTEXT."""
+    """Pr(y | x') for many in-vocabulary outputs: (len(y_ids), |V|). Dense: for small vocabularies
+    and SANTEXT (whose V is the corpus vocabulary); the attacks use :func:`bayes_rank`, which is sparse."""
     if hasattr(mech, "likelihood_matrix"):
         return mech.likelihood_matrix(y_ids)
     out = np.zeros((len(y_ids), len(mech.words)))
-    for row, yi in enumerate(y_ids):
-        lk = mech.likelihoods(mech.words[yi])
+    for row, lk in enumerate(mech.likelihood_lists(np.asarray(y_ids))):
         out[row, lk.ids] = lk.probs
     return out
 
@@ -82,28 +82,29 @@ def likelihood_matrix(mech: WordMechanism, y_ids: np.ndarray) -> np.ndarray:
 def bayes_rank(mech: WordMechanism, outputs: Sequence[str], counts: np.ndarray, smoothing: float, k: int = 1, chunk: int = 256):
     """Top-k candidates per output y by Pr(y|x') (Count(x') + smoothing), ties broken by Pr(y|x')
     and then vocabulary order. ``smoothing=1`` is Tong et al.'s alpha^-1 term multiplied through by
-    alpha; ``smoothing=0`` is the bounds' oracle rule. Returns (words, scores) lists per output; an
-    out-of-vocabulary y (kept by the mechanism) has the single candidate y."""
+    alpha; ``smoothing=0`` is the bounds' oracle rule. The smoothing goes to the words the mechanism
+    was fitted on only (``mech.fitted_id``): a word outside that corpus (CUSTEXT outputs come from the
+    whole embedding vocabulary) reaches the output only by being sampled, never as an input, which
+    Tong et al.'s candidate sets R(y) encode by listing corpus words only. Returns (words, scores)
+    lists per output; an out-of-vocabulary y (kept by the mechanism) has the single candidate y."""
     uniq = sorted(set(outputs))
     result: dict[str, tuple[list[str], list[float]]] = {}
     in_vocab = [y for y in uniq if mech.word_id(y) >= 0]
     for y in uniq:
         if mech.word_id(y) < 0:
             result[y] = ([y], [1.0])
-    weights = counts + smoothing
     for start in range(0, len(in_vocab), chunk):
         ys = in_vocab[start:start + chunk]
-        lik = likelihood_matrix(mech, np.asarray([mech.word_id(y) for y in ys]))
-        score = lik * weights[None, :]
-        for row, y in enumerate(ys):
-            cand = np.nonzero(lik[row] > 0)[0]
-            sc, lk = score[row, cand], lik[row, cand]
+        for y, lk in zip(ys, mech.likelihood_lists(np.asarray([mech.word_id(y) for y in ys]))):
+            nz = lk.probs > 0
+            cand, lik = lk.ids[nz], lk.probs[nz]
+            sc = lik * (counts[cand] + smoothing * mech.fitted_id(cand))
             kk = min(k, len(cand))
             if kk < len(cand):
                 kth = np.partition(sc, len(sc) - kk)[len(sc) - kk]
                 keep = sc >= kth  # every candidate tied with the k-th, so tie-breaking stays exact
-                cand, sc, lk = cand[keep], sc[keep], lk[keep]
-            order = np.lexsort((cand, -lk, -sc))[:kk]
+                cand, sc, lik = cand[keep], sc[keep], lik[keep]
+            order = np.lexsort((cand, -lik, -sc))[:kk]
             result[y] = ([mech.words[i] for i in cand[order]], sc[order].tolist())
     return [result[y] for y in outputs]
 
@@ -119,4 +120,4 @@ class Attack:
         raise NotImplementedError
 
     def describe(self) -> dict:
-        return {"attack": self.name, **{k: v for k, v in vars(self).items() if not k.startswith("_")}}
+        return {"name": self.name, **{k: v for k, v in vars(self).items() if not k.startswith("_")}}

@@ -3,16 +3,24 @@
 - ``embedding_inversion`` (Qu et al. 2021): the candidate original nearest to y in embedding space
   among those that can produce y. y itself is always such a candidate, so this predicts y: its ASR
   is the fraction of targets the sanitizer left unchanged (as in Tong et al.'s code).
-- ``inversion_bert`` (after Kugler et al. 2021): ``mode="contextual"`` (default) fine-tunes a token
-  classifier on shadow sanitizations to read the sanitized sentence and predict each sensitive
-  position's original word. ``mode="token_only"`` is what Tong et al.'s code trains (one classifier
-  per output type y on the isolated token y, pitfall 24): that model can at best learn the majority
-  original of y in the shadow data, so it is computed exactly as that majority vote, without a model.
-- ``mask_inference`` (Yue et al. 2021): replace the target by ``[MASK]`` in the sanitized sentence
-  and take a masked LM's top-1 word (papers: pretrained ``bert-base-uncased``, no fine-tuning).
-  The offline encoder ships without an MLM head, so ``fit_steps`` > 0 first fits the MLM on the
-  shadow originals (say so when reporting). Targets whose original is not a single vocabulary
-  token cannot be predicted and count as failures (reported as ``unrepresentable``).
+- ``inversion_bert`` (after Kugler et al. 2021): ``mode="contextual"`` (default) learns to map each
+  sanitized position, read in its sanitized sentence, to its original word, from shadow
+  sanitizations. Offline on a CPU (default) the encoder (all-MiniLM-L6-v2) stays frozen and only a
+  softmax head over the mechanism's sensitive vocabulary (and the shadow originals) is trained, on
+  [contextual vector of the position; word vector of y]; the head starts as embedding inversion
+  (class c scores v.phi(c) - |phi(c)|^2/2, the nearest word) and is held near that start by an L2
+  term, so a short training moves it only where the shadow data shows something.
+  ``finetune=True`` fine-tunes the whole encoder (a GPU job; ``model="bert-base-uncased"``).
+  ``mode="token_only"`` is what Tong et al.'s code trains (one classifier per output type y on the
+  isolated token y, pitfall 24): that model can at best learn the majority original of y in the
+  shadow data, so it is computed exactly as that majority vote, without a model.
+- ``mask_inference`` (Yue et al. 2021): predict the word at the target from the sanitized sentence,
+  knowing nothing of the mechanism. The papers use pretrained ``bert-base-uncased`` ([MASK], top-1);
+  ``model="lm"`` (default offline) asks the packaged Gemma 3 270M for its greedy next word after the
+  sanitized words before the target (a causal model reads only the left side). ``model=<masked LM>``
+  (a Hub id or path with an MLM head) is the papers' version. Targets whose original is not a
+  single vocabulary token of a masked LM cannot be predicted and count as failures (reported as
+  ``unrepresentable``).
 """
 
 from __future__ import annotations
@@ -34,21 +42,20 @@ class EmbeddingInversion(Attack):
     name = "embedding_inversion"
 
     def predict(self, data: AttackData, chunk: int = 256) -> list[str]:
-        from textleak.attacks.base import likelihood_matrix
-        from textleak.dp.santext import euclidean
-
         mech = data.mechanism
-        emb = mech.embeddings
-        vocab_vectors = emb.vectors[[emb.index[w] for w in mech.words]].astype(np.float64)
         outputs = data.target_outputs()
         uniq = sorted({y for y in outputs if mech.word_id(y) >= 0})
         guess_of: dict[str, str] = {}
         for start in range(0, len(uniq), chunk):
             ys = uniq[start:start + chunk]
             ids = np.asarray([mech.word_id(y) for y in ys])
-            d = euclidean(vocab_vectors[ids], vocab_vectors)
-            d[likelihood_matrix(mech, ids) <= 0] = np.inf  # only words that can produce y
-            guess_of.update(zip(ys, (mech.words[i] for i in d.argmin(axis=1))))
+            y_vecs = mech.vectors_of(ids)
+            for y, v, lk in zip(ys, y_vecs, mech.likelihood_lists(ids)):
+                cand = lk.ids[lk.probs > 0]  # only words that can produce y
+                if not len(cand):
+                    continue
+                d = np.sqrt(((mech.vectors_of(cand) - v) ** 2).sum(axis=1))
+                guess_of[y] = mech.words[int(cand[np.lexsort((cand, d))[0]])]
         return [guess_of.get(y, y) for y in outputs]
 
 
@@ -56,18 +63,21 @@ class EmbeddingInversion(Attack):
 class InversionBert(Attack):
     name = "inversion_bert"
 
-    def __init__(self, mode: str = "contextual", model: str = "default", epochs: int = 2, batch_size: int = 32,
-                 lr: float = 1e-4, max_length: int = 128, num_layers: int | None = None, seed: int = 0):
+    def __init__(self, mode: str = "contextual", model: str = "default", finetune: bool = False, epochs: int = 4,
+                 batch_size: int = 256, lr: float | None = None, max_length: int = 128, num_layers: int | None = None,
+                 seed: int = 0):
         self.num_layers = num_layers
         if mode not in ("contextual", "token_only"):
             raise ValueError(f"mode must be 'contextual' or 'token_only', got {mode!r}")
         self.mode = mode
         self.model = model
+        self.finetune = finetune
         self.epochs = epochs
         self.batch_size = batch_size
         self.lr = lr
         self.max_length = max_length
         self.seed = seed
+        self.train_losses: list[float] = []
 
     def _training_examples(self, data: AttackData):
         mech = data.mechanism
@@ -84,8 +94,105 @@ class InversionBert(Attack):
                         votes[s][o] += 1
             # no shadow evidence for y: guess y (what a classifier with no training data cannot beat)
             return [votes[y].most_common(1)[0][0] if votes.get(y) else y for y in data.target_outputs()]
-        return self._contextual(data)
+        return self._contextual(data) if self.finetune else self._frozen(data)
 
+    # ---- frozen encoder + trained head (offline default) -----------------------------------------
+    def _encode_words(self, tokenizer, encoder, token_lists, batch: int = 64) -> list[np.ndarray]:
+        """Per sentence, the encoder's last hidden state at the first piece of each word (zeros past truncation)."""
+        import torch
+
+        out = []
+        with torch.no_grad():
+            for s in range(0, len(token_lists), batch):
+                chunk = [list(t) for t in token_lists[s:s + batch]]
+                enc = tokenizer(chunk, is_split_into_words=True, truncation=True, max_length=self.max_length,
+                                padding=True, return_tensors="pt")
+                hidden = encoder(**enc.to(device_of(encoder))).last_hidden_state.float().cpu().numpy()
+                for b, words in enumerate(chunk):
+                    feats = np.zeros((len(words), hidden.shape[-1]), dtype=np.float32)
+                    seen = set()
+                    for t, w in enumerate(enc.word_ids(b)):
+                        if w is not None and w not in seen:
+                            seen.add(w)
+                            feats[w] = hidden[b, t]
+                    out.append(feats)
+        return out
+
+    def _word_vectors(self, mech, words: list[str]) -> np.ndarray:
+        emb = mech.embeddings
+        out = np.zeros((len(words), emb.dim), dtype=np.float32)
+        for j, w in enumerate(words):
+            row = emb.index.get(emb.key(w))
+            if row is not None:
+                out[j] = emb.vectors[row]
+        return out
+
+    def _frozen(self, data: AttackData) -> list[str]:
+        import torch
+        from transformers import AutoModel, AutoTokenizer
+
+        from textleak.attacks.models import resolve_model_path
+
+        mech = data.mechanism
+        examples = list(self._training_examples(data))
+        seen = {o for original, _, flags in examples for o, f in zip(original, flags) if f}
+        if not seen:
+            raise ValueError("inversion_bert: the shadow sanitizations contain no sensitive token to learn from")
+        # the label space: every sensitive word the mechanism was fitted on (the inputs it can see), and the shadow originals
+        fitted = {mech.key(w) for w in getattr(mech, "corpus_words", []) if mech.word_id(w) >= 0 and mech.is_sensitive(w)}
+        classes = sorted(seen | fitted)
+        class_of = {c: i for i, c in enumerate(classes)}
+        path = resolve_model_path(self.model)
+        tokenizer = AutoTokenizer.from_pretrained(path)
+        encoder = AutoModel.from_pretrained(path).eval()
+        # training rows: every sensitive shadow position; features [contextual vector; word vector of y]
+        sents = [s for _, s, _ in examples]
+        ctx = self._encode_words(tokenizer, encoder, sents)
+        rows, labels = [], []
+        for (original, sanitized, flags), feats in zip(examples, ctx):
+            for i, f in enumerate(flags):
+                if f:
+                    rows.append((feats[i], sanitized[i]))
+                    labels.append(class_of[original[i]])
+        x_ctx = np.stack([r[0] for r in rows])
+        x_word = self._word_vectors(mech, [r[1] for r in rows])
+        # the head starts as embedding inversion over the classes: argmax v.phi(c) - |phi(c)|^2 / 2
+        phi = self._word_vectors(mech, classes)
+        torch.manual_seed(self.seed)
+        head = torch.nn.Linear(x_ctx.shape[1] + phi.shape[1], len(classes))
+        with torch.no_grad():
+            head.weight.zero_()
+            head.weight[:, x_ctx.shape[1]:] = torch.from_numpy(phi)
+            head.bias.copy_(torch.from_numpy(-0.5 * (phi ** 2).sum(axis=1)))
+        x = torch.from_numpy(np.concatenate([x_ctx, x_word], axis=1))
+        y = torch.tensor(labels)
+        init = [t.detach().clone() for t in head.parameters()]
+        optimizer = torch.optim.Adam(head.parameters(), lr=self.lr or 1e-3)
+        rng = np.random.default_rng(self.seed)
+        self.train_losses = []
+        for _ in range(self.epochs):
+            order, total = rng.permutation(len(y)), 0.0
+            for s in range(0, len(order), self.batch_size):
+                idx = torch.from_numpy(order[s:s + self.batch_size])
+                loss = torch.nn.functional.cross_entropy(head(x[idx]), y[idx])
+                # stay near the embedding-inversion start where the shadow data says little (rare classes)
+                loss = loss + 1e-3 * sum(((t - t0) ** 2).sum() for t, t0 in zip(head.parameters(), init))
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+                total += float(loss.detach()) * len(idx)
+            self.train_losses.append(total / len(y))
+        logger.info("inversion_bert: head over %d classes, %d shadow rows, loss by epoch %s", len(classes), len(y),
+                    [round(v, 3) for v in self.train_losses])
+        records = sorted({r for r, _ in data.targets})
+        feats = dict(zip(records, self._encode_words(tokenizer, encoder, [data.private_sanitized[r] for r in records])))
+        t_ctx = np.stack([feats[r][i] for r, i in data.targets])
+        t_word = self._word_vectors(mech, data.target_outputs())
+        with torch.no_grad():
+            pred = head(torch.from_numpy(np.concatenate([t_ctx, t_word], axis=1))).argmax(dim=1).numpy()
+        return [classes[int(c)] for c in pred]
+
+    # ---- full fine-tuning (GPU) -----------------------------------------------------------------
     def _contextual(self, data: AttackData) -> list[str]:
         import torch
 
@@ -120,7 +227,7 @@ class InversionBert(Attack):
                 enc, labels = encode([r[0] for r in chunk], [r[1] for r in chunk])
                 yield {**enc, "labels": labels}
 
-        train(model, batches, self.epochs, self.lr, self.seed, desc="inversion BERT")
+        self.train_losses = train(model, batches, self.epochs, self.lr or 1e-4, self.seed, desc="inversion BERT")
         guesses: list[str] = []
         with torch.no_grad():
             for s in range(0, len(data.targets), 64):
@@ -137,10 +244,12 @@ class InversionBert(Attack):
 class MaskInference(Attack):
     name = "mask_inference"
 
-    def __init__(self, model: str = "default", fit_steps: int = 0, batch_size: int = 32, lr: float = 1e-4,
-                 max_length: int = 64, num_layers: int | None = None, seed: int = 0):
+    def __init__(self, model: str = "lm", llm: str = "embedded", max_left_words: int = 48, fit_steps: int = 0,
+                 batch_size: int = 32, lr: float = 1e-4, max_length: int = 64, num_layers: int | None = None, seed: int = 0):
         self.num_layers = num_layers
         self.model = model
+        self.llm = llm
+        self.max_left_words = max_left_words
         self.fit_steps = fit_steps
         self.batch_size = batch_size
         self.lr = lr
@@ -167,6 +276,25 @@ class MaskInference(Attack):
         train(model, batches, 1, self.lr, self.seed, desc="MLM fit on shadow originals")
 
     def predict(self, data: AttackData) -> list[str]:
+        if self.model == "lm":
+            return self._predict_causal(data)
+        return self._predict_masked(data)
+
+    def _predict_causal(self, data: AttackData) -> list[str]:
+        """The language model's next word after the sanitized words before the target (one forward
+        pass per sentence with a local model; its likeliest word-initial piece, so a word the model
+        spells in several pieces cannot be predicted, like a word outside BERT's vocabulary)."""
+        from textleak.attacks.lm_context import ContextScorer
+
+        records = sorted({r for r, _ in data.targets})
+        row_of = {r: j for j, r in enumerate(records)}
+        words = ContextScorer(self.llm, max_left_words=self.max_left_words).next_words(
+            [data.private_sanitized[r] for r in records], [(row_of[r], i) for r, i in data.targets],
+            desc=f"mask_inference ({len(data.targets)} targets)")
+        tok = data.mechanism.tokenizer
+        return [(tok.tokens(w) or [""])[0] for w in words]
+
+    def _predict_masked(self, data: AttackData) -> list[str]:
         import torch
 
         tokenizer, model = load_encoder(self.model, "mlm", seed=self.seed, num_layers=self.num_layers)

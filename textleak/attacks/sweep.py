@@ -10,13 +10,13 @@ from typing import Any, Sequence
 from textleak.attacks.asr import pii_flags, run_attacks, select_targets
 from textleak.attacks.base import AttackData
 from textleak.dp import build_mechanism, count_words
-from textleak.sanitization import record_seed
+from textleak.text.seeds import record_seed
 
 logger = logging.getLogger(__name__)
 
 
 def asr_sweep(private_texts: Sequence[str], shadow_texts: Sequence[str], mechanism: str, epsilons: Sequence[float],
-              embeddings, attacks: Sequence[str], bounds: Sequence[str] = ("context_free", "contextual_k"),
+              embeddings, attacks: Sequence[str], bounds: Sequence[str] = ("context_free",),
               mechanism_options: dict | None = None, attack_options: dict | None = None,
               vocab_texts: Sequence[str] | None = None, max_targets: int | None = 1000, shadow_copies: int = 10,
               tokenizer: str = "regex", targets: str = "mechanism", seed: int = 0) -> list[dict[str, Any]]:
@@ -57,15 +57,26 @@ def asr_sweep(private_texts: Sequence[str], shadow_texts: Sequence[str], mechani
 
 
 def markdown_table(rows: Sequence[dict[str, Any]], key: str = "asr") -> str:
-    """Attacks and bounds as rows, epsilons as columns."""
-    bounds_key = "bounds" if key == "asr" else "bounds_changed"
+    """Attacks and bounds as rows, epsilons as columns; ``key`` is "asr", "asr_protected" or "asr_changed".
+    Both bounds of the paper always have a row: a bound that was not run says how to ask for it."""
+    bounds_key = {"asr": "bounds", "asr_protected": "bounds_protected", "asr_changed": "bounds_changed"}[key]
     names = list(dict.fromkeys(n for r in rows for n in r[key]))
-    bound_names = list(dict.fromkeys(n for r in rows for n in r[bounds_key]))
+    bound_names = list(dict.fromkeys([*(n for r in rows for n in r[bounds_key]), "context_free", "contextual_k"]))
     head = "| attack | " + " | ".join(f"eps={r['epsilon']:g}" for r in rows) + " |"
     lines = [head, "|---" * (len(rows) + 1) + "|"]
+
+    def cell(r, n):
+        if n in r[bounds_key]:
+            return f"{r[bounds_key][n]:.3f}"
+        return "not run" if n in r.get("bounds_not_run", {}) else "nan"
+
     for n in bound_names:
-        lines.append(f"| {n} bound | " + " | ".join(f"{r[bounds_key].get(n, float('nan')):.3f}" for r in rows) + " |")
+        lines.append(f"| {n} bound | " + " | ".join(cell(r, n) for r in rows) + " |")
     for n in names:
         lines.append(f"| {n} | " + " | ".join(f"{r[key].get(n, float('nan')):.3f}" for r in rows) + " |")
-    lines.append("| targets (changed) | " + " | ".join(f"{r['n_tokens']} ({r['n_changed']})" for r in rows) + " |")
+    lines.append("| targets (changed, passthrough) | " + " | ".join(
+        f"{r['n_tokens']} ({r['n_changed']}, {r.get('n_passthrough', 0)})" for r in rows) + " |")
+    notes = {n: msg for r in rows for n, msg in r.get("bounds_not_run", {}).items()}
+    if notes:
+        lines += [""] + [f"{n} bound: {msg}" for n, msg in notes.items()]
     return "\n".join(lines)

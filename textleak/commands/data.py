@@ -48,7 +48,7 @@ def _data_files(values: list[str] | None):
             out.setdefault(split, []).append(path)
         return out
     if any("=" in v for v in values):
-        raise SystemExit("--data-files: use 'split=path' for all files or for none")
+        raise ValueError("--data-files: use 'split=path' for all files or for none")
     return values
 
 
@@ -65,6 +65,8 @@ def run(args: argparse.Namespace) -> int:
     from textleak import data
 
     if args.data_command == "list":
+        print(f"{'demo':10s} bundled  48 synthetic MedQA-style records written for textleak (textleak study --dataset demo; "
+              "textleak evaluate's default)")
         for name in data.list_datasets():
             cls = data.builder_class(name)
             configs = ", ".join(
@@ -88,4 +90,4 @@ def run(args: argparse.Namespace) -> int:
                                 private=not args.public, card_dir=args.card_dir, **_kwargs(args))
         print(f"pushed to https://huggingface.co/datasets/{repo}")
         return 0
-    raise SystemExit(f"unknown action {args.data_command!r}")
+    raise ValueError(f"unknown action {args.data_command!r}")

@@ -17,7 +17,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     unknown = [n for n in args.names if n not in METRICS]
     if unknown:
-        raise SystemExit(f"unknown metric(s) {', '.join(unknown)}; available: {', '.join(METRICS)}")
+        raise ValueError(f"unknown metric(s) {', '.join(unknown)}; available: {', '.join(METRICS)}")
     paths = install_metrics(args.names, root=args.cache_dir)
     root = args.cache_dir or modules_cache()
     print(f"installed {len(args.names)} metric(s) into {root}:")

@@ -12,8 +12,8 @@ names are the ``textleak.sanitizers`` registry's, the same ones ``textleak evalu
 from __future__ import annotations
 
 import argparse
-import json
 import logging
+import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -22,18 +22,10 @@ logger = logging.getLogger(__name__)
 
 
 def parse_options(pairs: list[str] | None) -> dict[str, Any]:
-    """``key=value`` pairs; values are JSON when they parse (numbers, booleans, lists), else strings."""
-    options: dict[str, Any] = {}
-    for pair in pairs or []:
-        if "=" not in pair:
-            raise ValueError(f"--option expects key=value, got {pair!r}")
-        key, raw = pair.split("=", 1)
-        key = key.strip().replace("-", "_")
-        try:
-            options[key] = json.loads(raw)
-        except json.JSONDecodeError:
-            options[key] = raw
-    return options
+    """``key=value`` pairs (``textleak.config.parse_key_values``); dashes in keys become underscores."""
+    from textleak.config import parse_key_values
+
+    return {k.replace("-", "_"): v for k, v in parse_key_values(pairs or [], "--option").items()}
 
 
 def read_table(path: str | Path):
@@ -85,7 +77,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from textleak.sanitization import STATUS_OK, apply_sanitizer, create_sanitizer
+    from textleak.sanitize import STATUS_OK, create_sanitizer, sanitize_dataset
 
     options = parse_options(args.option)
     options.setdefault("output_column", args.output_column)
@@ -102,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
     if bad:
         logger.error("records %s have no text in column %r (null or not a string)", bad[:10], args.text_column)
         return 2
-    out = apply_sanitizer(ds, sanitizer, text_column=args.text_column, num_proc=args.num_proc, batch_size=args.batch_size)
+    out = sanitize_dataset(ds, sanitizer, text_column=args.text_column, num_proc=args.num_proc, batch_size=args.batch_size)
     write_table(out, args.output)
     counts = Counter(out[sanitizer.status_column])
     failed = sum(n for s, n in counts.items() if s != STATUS_OK)
@@ -110,4 +102,8 @@ def run(args: argparse.Namespace) -> int:
     if failed:
         logger.warning("%d of %d records are not 'ok' (column %r): they carry no sanitized text to trust",
                        failed, len(out), sanitizer.status_column)
+    if failed == len(out) and len(out):
+        print(f"textleak sanitize: error: {sanitizer.name} failed on every record ({dict(counts)}); {args.output} "
+              "holds no sanitized text", file=sys.stderr)
+        return 1
     return 0

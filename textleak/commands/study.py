@@ -1,4 +1,8 @@
-"""``textleak study``: sanitize, link, judge and measure utility for several sanitizers, then report."""
+"""``textleak study``: sanitize, link, judge and measure utility for several sanitizers, then report.
+
+Flags come from :class:`textleak.study.StudyConfig` and :class:`textleak.leakage.LeakageConfig`; with
+``--config study.yaml`` the flags given override the file.
+"""
 
 from __future__ import annotations
 
@@ -9,43 +13,32 @@ logger = logging.getLogger(__name__)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    from textleak.config import add_arguments as add_config_arguments
+    from textleak.leakage import LeakageConfig
+    from textleak.study import StudyConfig
+
     p.add_argument("--config", help="a YAML file of study settings (command-line options override it)")
-    p.add_argument("--dataset", help="'demo' (bundled), a dataset name (medqa, wildchat, ...) or a data file")
-    p.add_argument("--data-files", help="local file(s) for the dataset, e.g. ../shared/data/medqa/sampled_50.jsonl")
-    p.add_argument("--dataset-config", dest="config_name", help="dataset config (e.g. fixture, pupa_tnb)")
-    p.add_argument("--split")
-    p.add_argument("--limit", type=int, help="use only the first N records")
     p.add_argument("--sanitizers", help="comma-separated registry names (default: identity,presidio,remove_all)")
-    p.add_argument("--llm", help="LLM spec for LLM sanitizers and utility (default: embedded)")
-    p.add_argument("--judge", help="embedding (default), lexical or llm")
-    p.add_argument("--judge-llm", help="LLM spec for --judge llm (default: --llm)")
-    p.add_argument("--linker", help="bm25 (default), bm25-release, rouge or dense")
-    p.add_argument("--k", type=int, help="claims the adversary knows (default 3)")
-    p.add_argument("--coherence", action="store_true", default=None, help="also rate coherence 1-5 with --llm")
-    p.add_argument("--no-utility", dest="utility", action="store_false", default=None)
-    p.add_argument("--no-linkage-ablation", dest="linkage_ablation", action="store_false", default=None)
     p.add_argument("--dp-sweep", help="epsilon=path.jsonl,... synthetic sets to place on the DP sweep plot")
-    p.add_argument("--seed", type=int)
-    p.add_argument("--output", "-o", help="output folder (default textleak-study)")
     p.add_argument("--fresh", action="store_true", help="recompute every stage instead of resuming")
+    add_config_arguments(p, StudyConfig, suppress_defaults=True, flags={"output": "--output"})
+    add_config_arguments(p.add_argument_group("leakage (textleak.leakage.LeakageConfig)"), LeakageConfig, suppress_defaults=True,
+                         exclude=("alignment", "missing", "empty_originals"), flags={"llm": "--judge-llm"}, dest_prefix="leakage_")
 
 
 def run(args: argparse.Namespace) -> int:
+    from textleak.config import values_from_args
+    from textleak.leakage import LeakageConfig
     from textleak.report import summary_text
     from textleak.study import StudyConfig, run_study
 
-    overrides = {
-        "dataset": args.dataset, "data_files": args.data_files, "config": args.config_name, "split": args.split,
-        "limit": args.limit, "llm": args.llm, "judge": args.judge, "judge_llm": args.judge_llm, "linker": args.linker,
-        "k": args.k, "coherence": args.coherence, "utility": args.utility, "linkage_ablation": args.linkage_ablation,
-        "seed": args.seed, "output": args.output,
-        "sanitizers": [s.strip() for s in args.sanitizers.split(",") if s.strip()] if args.sanitizers else None,
-        "dp_sweep": dict(kv.split("=", 1) for kv in args.dp_sweep.split(",")) if args.dp_sweep else None,
-    }
-    if args.config:
-        cfg = StudyConfig.from_yaml(args.config, **overrides)
-    else:
-        cfg = StudyConfig(**{k: v for k, v in overrides.items() if v is not None})
+    overrides = values_from_args(StudyConfig, args)
+    leakage = values_from_args(LeakageConfig, args, dest_prefix="leakage_")
+    if args.sanitizers:
+        overrides["sanitizers"] = [s.strip() for s in args.sanitizers.split(",") if s.strip()]
+    if args.dp_sweep:
+        overrides["dp_sweep"] = dict(kv.split("=", 1) for kv in args.dp_sweep.split(","))
+    cfg = StudyConfig.from_yaml(args.config, **overrides, leakage=leakage) if args.config else StudyConfig(**overrides, leakage=LeakageConfig(**leakage))
     result = run_study(cfg, resume=not args.fresh)
     print(summary_text(result["rows"]))
     if any(r.get("linkage") for r in result["rows"]):

@@ -7,6 +7,6 @@
 - :mod:`~textleak.controlled.generator`: ``ControlledGenerator`` (fit/generate), exported as ``sanitizers.ControlledGenerator``.
 - :mod:`~textleak.controlled.quality`: perplexity and MAUVE.
 
-Leakage metrics live in :mod:`textleak.entity_leakage` and :mod:`textleak.metrics.entity_leakage`.
+Leakage metrics live in :mod:`textleak.controlled.entity_metrics` and :mod:`textleak.metrics.entity_leakage`.
 See ``docs/controlled_generation.md``.
 """

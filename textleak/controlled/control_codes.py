@@ -90,13 +90,13 @@ def private_spans(mentions: Sequence[dict], identifier_types: Sequence[str] = DE
 # ---- entity unknown: Presidio ------------------------------------------------------------------
 
 def presidio_mentions(texts: Sequence[str], engine: Any = None) -> list[list[dict]]:
-    """TAB-style mentions detected by Presidio (``textleak.scrubbing.PresidioEngine``), all DIRECT.
+    """TAB-style mentions detected by Presidio (``textleak.sanitize.presidio.PresidioEngine``), all DIRECT.
 
     Presidio types map to TAB types as in ``textleak.data.presidio_synth.PRESIDIO_TO_TAB``; anything
     else becomes MISC (the released code's "MISE" label, which it then never parses).
     """
     from textleak.data.presidio_synth import PRESIDIO_TO_TAB
-    from textleak.scrubbing import PresidioEngine
+    from textleak.sanitize.presidio import PresidioEngine
 
     engine = engine or PresidioEngine()
     out = []
@@ -198,7 +198,7 @@ def coded_record(
     """A :class:`CodedRecord` from a text and its TAB-style mentions. Private spans are the chosen
     mentions plus every other occurrence of their values in the text (so a repeated name is private
     wherever it occurs, annotated or not)."""
-    from textleak.entity_leakage import find_spans
+    from textleak.controlled.entity_metrics import find_spans
 
     if compact:
         text, mentions = compact_lines(text, mentions)

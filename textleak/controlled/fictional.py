@@ -19,8 +19,8 @@ from datetime import date, timedelta
 from typing import Iterable, Sequence
 
 from textleak.controlled.control_codes import ControlCode
-from textleak.entity_leakage import entity_key
-from textleak.sanitization import record_seed
+from textleak.controlled.entity_metrics import entity_key
+from textleak.text.seeds import record_seed
 
 TITLES = ("Mr", "Ms", "Dr", "Prof")
 FIRST_NAMES = ("Alex", "Blake", "Casey", "Dana", "Elliot", "Finley", "Harper", "Jordan", "Kai", "Logan", "Morgan", "Quinn", "Riley", "Skyler")

@@ -38,7 +38,7 @@ from textleak.controlled.control_codes import (
     presidio_mentions,
 )
 from textleak.controlled.fictional import FictionalCodeGenerator
-from textleak.entity_leakage import unique_entities
+from textleak.controlled.entity_metrics import unique_entities
 
 logger = logging.getLogger(__name__)
 
@@ -216,7 +216,7 @@ class ControlledGenerator:
 
     def _prefix_generate(self, n: int, seed: int, fictional: FictionalCodeGenerator) -> list[dict]:
         from textleak.controlled.icl import STATUS_LEAKED, STATUS_OK, stop_strings
-        from textleak.entity_leakage import find_leaked
+        from textleak.controlled.entity_metrics import find_leaked
 
         if self._tuner is None:
             raise RuntimeError("prefix mode: call fit() first")

@@ -37,8 +37,8 @@ from tqdm.auto import tqdm
 
 from textleak.controlled.control_codes import CodedRecord, ControlCode
 from textleak.controlled.fictional import FictionalCodeGenerator, types_of
-from textleak.entity_leakage import find_leaked, unique_entities
-from textleak.sanitization import record_seed
+from textleak.controlled.entity_metrics import find_leaked, unique_entities
+from textleak.text.seeds import derive_seed
 
 logger = logging.getLogger(__name__)
 
@@ -109,7 +109,7 @@ class ICLGenerator:
         if self.context_selection == "consecutive":
             start = (index * self.n_shots) % n
             return [records[(start + k) % n] for k in range(self.n_shots)]
-        rng = random.Random(record_seed(seed, index, "contexts"))
+        rng = random.Random(derive_seed(seed, "contexts", index))
         return [records[k] for k in rng.sample(range(n), self.n_shots)]
 
     def build_prompt(self, contexts: Sequence[CodedRecord], fictional_code: ControlCode) -> str:
@@ -150,7 +150,7 @@ class ICLGenerator:
                 answers = llm.generate(
                     [plans[i]["prompt"] for i in members], max_new_tokens=self.max_new_tokens,
                     temperature=self.temperature, top_p=self.top_p,
-                    seed=[record_seed(seed, i, f"attempt{attempt}") for i in members], stop=list(stops),
+                    seed=[derive_seed(seed, "generation", i, attempt, bits=31) for i in members], stop=list(stops),
                     banned_phrases=list(banned), on_error="none",
                 )
                 for i, answer in zip(members, answers):

@@ -29,7 +29,7 @@ from torch.utils.data import DataLoader
 from tqdm.auto import tqdm
 
 from textleak.controlled.losses import KL_MASKS, LossWeights, masked_prefix_losses
-from textleak.sanitization import record_seed
+from textleak.text.seeds import record_seed
 
 logger = logging.getLogger(__name__)
 

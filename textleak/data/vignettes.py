@@ -15,6 +15,8 @@ from typing import Any, Iterator
 
 import numpy as np
 
+from textleak.text.seeds import rng
+
 DEMO_PATH = Path(__file__).resolve().parent / "demo_medqa.jsonl"
 
 _SCENARIOS: list[dict[str, Any]] = [
@@ -83,7 +85,7 @@ _ORIGINS = ["", " who recently moved from Ohio", " who returned from a trip to P
 
 
 def _rng(seed: int, index: int) -> np.random.Generator:
-    return np.random.default_rng([seed, index])
+    return rng(seed, index)  # the SeedSequence stream of default_rng([seed, index])
 
 
 def vignette_record(index: int, seed: int = 0) -> dict[str, Any]:

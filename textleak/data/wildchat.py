@@ -22,10 +22,10 @@ from typing import Any, Sequence
 import datasets
 
 from textleak.data._builder import TextleakBuilder, TextleakConfig
+from textleak.prompts import load_prompt, load_prompt_json
 
 logger = logging.getLogger(__name__)
 
-PROMPTS_DIR = Path(__file__).resolve().parent.parent / "prompts"
 
 # seed 000, appendix C.6.2, in the paper's order
 WILDCHAT_CATEGORIES: tuple[str, ...] = (
@@ -130,8 +130,8 @@ def summary_messages(user_text: str, response: str | None = None, max_chars: int
     """The one-shot chat prompt that summarises a conversation, keeping the user's own phrasing and
     the chatbot's reply only where it helps (the instruction and demo are in
     ``textleak/prompts/wildchat_summary*.txt``)."""
-    instruction = (PROMPTS_DIR / "wildchat_summary.txt").read_text(encoding="utf-8").strip()
-    demo = json.loads((PROMPTS_DIR / "wildchat_summary_demo.json").read_text(encoding="utf-8"))
+    instruction = load_prompt("wildchat_summary")
+    demo = load_prompt_json("wildchat_summary_demo")
 
     def render(user: str, bot: str | None) -> str:
         conv = f"User: {user.strip()}"

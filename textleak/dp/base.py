@@ -2,12 +2,19 @@
 per-token alignment (original, sanitized, sensitive) and the closed-form interface the attacks use.
 
 A mechanism works on *word ids* into ``self.words`` (its vocabulary: the words it can read or write).
-Tokens whose normalised form is not in the vocabulary are *out of vocabulary* and handled by the
-mechanism's OOV policy (kept, by default).
+Tokens whose normalised form is not in the vocabulary are *out of vocabulary* (OOV: no vector) and
+handled by the mechanism's OOV policy, chosen by name (``OOV_POLICIES``):
+
+- ``"keep"``: released verbatim. What Tong et al.'s SANTEXT+ fork and both CusText codes do, and
+  therefore what seed 001's numbers assume; the default. No DP protection: a sensitive OOV word is
+  leaked, and the ASR counts it as recovered (``textleak.attacks.asr``).
+- ``"uniform"``: replaced by a word drawn uniformly from the corpus word list (SanText's released
+  code). Not part of any DP accounting either, but the word is not released.
 """
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
@@ -25,11 +32,16 @@ class SanitizedText:
     original_tokens: list[str]
     sanitized_tokens: list[str]
     sensitive: list[bool]
+    passthrough: list[bool] = field(default_factory=list)
 
     def alignment(self) -> list[dict]:
+        """One dict per token: original, sanitized, sensitive (a word the mechanism means to protect)
+        and passthrough (sensitive, but released verbatim outside the DP mechanism: no vector or no
+        output set, under the ``"keep"`` OOV policy)."""
+        passthrough = self.passthrough or [False] * len(self.original_tokens)
         return [
-            {"original": o, "sanitized": s, "sensitive": f}
-            for o, s, f in zip(self.original_tokens, self.sanitized_tokens, self.sensitive)
+            {"original": o, "sanitized": s, "sensitive": f, "passthrough": v}
+            for o, s, f, v in zip(self.original_tokens, self.sanitized_tokens, self.sensitive, passthrough)
         ]
 
 
@@ -39,6 +51,27 @@ class Likelihoods:
 
     ids: np.ndarray
     probs: np.ndarray
+
+
+OOV_POLICIES = ("keep", "uniform")
+
+
+def check_epsilon(epsilon: float) -> float:
+    """epsilon as a float; it must be finite and positive (eps = inf would release every word)."""
+    try:
+        value = float(epsilon)
+    except (TypeError, ValueError):
+        raise ValueError(f"epsilon must be a finite positive number, got {epsilon!r}") from None
+    if not (math.isfinite(value) and value > 0):
+        raise ValueError(f"epsilon must be a finite positive number, got {epsilon!r}: "
+                         "eps = inf releases every word unchanged and eps <= 0 is no mechanism")
+    return value
+
+
+def check_oov_policy(policy: str) -> str:
+    if policy not in OOV_POLICIES:
+        raise ValueError(f"oov_policy must be one of {', '.join(map(repr, OOV_POLICIES))}, got {policy!r}")
+    return policy
 
 
 def count_words(texts: Iterable[str], tokenizer: WordTokenizer | str = "regex") -> list[tuple[str, int]]:
@@ -65,14 +98,14 @@ class WordMechanism:
 
     name = "word-dp"
 
-    def __init__(self, embeddings, epsilon: float, tokenizer: str = "regex"):
-        if not epsilon > 0:
-            raise ValueError(f"epsilon must be positive, got {epsilon}")
+    def __init__(self, embeddings, epsilon: float, tokenizer: str = "regex", oov_policy: str = "keep"):
         self.embeddings = embeddings
-        self.epsilon = float(epsilon)
+        self.epsilon = check_epsilon(epsilon)
+        self.oov_policy = check_oov_policy(oov_policy)
         self.tokenizer = WordTokenizer(tokenizer)
         self.words: list[str] = []
         self.index: dict[str, int] = {}
+        self._token_ids: dict[str, int] = {}  # token -> word id, memoised (bounded)
 
     # ---- vocabulary ---------------------------------------------------------------------------
     def key(self, token: str) -> str:
@@ -80,23 +113,59 @@ class WordMechanism:
 
     def word_id(self, token: str) -> int:
         """Vocabulary id of a token, -1 when out of vocabulary."""
-        return self.index.get(self.key(token), -1)
+        i = self._token_ids.get(token)
+        if i is None:
+            i = self.index.get(self.key(token), -1)
+            if len(self._token_ids) < 2_000_000:
+                self._token_ids[token] = i
+        return i
+
+    def word_ids(self, tokens: Sequence[str]) -> np.ndarray:
+        """:meth:`word_id` of many tokens (int64 array)."""
+        get, slow = self._token_ids.get, self.word_id
+        return np.fromiter((i if (i := get(t)) is not None else slow(t) for t in tokens), dtype=np.int64, count=len(tokens))
 
     def is_sensitive_id(self, ids: np.ndarray) -> np.ndarray:
         raise NotImplementedError
 
     def is_sensitive(self, token: str) -> bool:
         i = self.word_id(token)
-        return bool(i >= 0 and self.is_sensitive_id(np.asarray([i]))[0]) or self._oov_sensitive(token, i)
+        return bool(self.is_sensitive_id(np.asarray([i]))[0]) if i >= 0 else self._oov_sensitive(token, i)
 
     def _oov_sensitive(self, token: str, word_id: int) -> bool:
         return False
+
+    def fitted_id(self, ids: np.ndarray) -> np.ndarray:
+        """Whether these vocabulary words were in the corpus the mechanism was fitted on (the attacks
+        smooth the prior over these words only: any other word reaches the output only by sampling)."""
+        return np.ones(len(np.asarray(ids)), dtype=bool)
+
+    def covers_id(self, ids: np.ndarray) -> np.ndarray:
+        """Whether the DP mechanism samples the output of these in-vocabulary words (when sensitive)."""
+        return np.ones(len(np.asarray(ids)), dtype=bool)
+
+    def is_passthrough(self, token: str, output: str) -> bool:
+        """A sensitive token the mechanism could not protect (no vector, no output set) and released as is."""
+        if output != token or not self.is_sensitive(token):
+            return False
+        i = self.word_id(token)
+        return i < 0 or not bool(self.covers_id(np.asarray([i]))[0])
 
     # ---- closed form --------------------------------------------------------------------------
     def likelihoods(self, y: str) -> Likelihoods | None:
         """Pr(y | x') for every x' that can produce ``y``; None when y lies outside the vocabulary
         (an out-of-vocabulary token that the mechanism kept: the only candidate is y itself)."""
         raise NotImplementedError
+
+    def vectors_of(self, ids: np.ndarray) -> np.ndarray:
+        """The word vectors (float64) of vocabulary ids."""
+        emb = self.embeddings
+        rows = np.fromiter((emb.index[self.words[int(i)]] for i in np.asarray(ids)), dtype=np.int64)
+        return np.asarray(emb.vectors[rows], dtype=np.float64)
+
+    def likelihood_lists(self, y_ids: np.ndarray) -> list[Likelihoods]:
+        """:meth:`likelihoods` for many in-vocabulary outputs (vocabulary ids); sparse, one list each."""
+        return [self.likelihoods(self.words[int(y)]) for y in y_ids]
 
     def prob(self, y: str, x: str) -> float:
         """Pr(output = y | input = x), closed form."""
@@ -123,7 +192,15 @@ class WordMechanism:
         raise NotImplementedError
 
     def _sample_oov(self, tokens: list[str], uniforms: np.ndarray) -> list[str]:
-        return list(tokens)  # default OOV policy: keep
+        if self.oov_policy == "keep":
+            return list(tokens)
+        words = self._oov_replacements()
+        picks = np.minimum((uniforms[:, 1] * len(words)).astype(np.int64), len(words) - 1)
+        return [words[i] for i in picks]
+
+    def _oov_replacements(self) -> list[str]:
+        """The word list the ``"uniform"`` OOV policy draws from (SanText: the corpus word list)."""
+        return self.words
 
     def _postprocess_record(self, originals: list[str], outputs: list[str], rng: np.random.Generator) -> list[str]:
         return outputs
@@ -138,7 +215,7 @@ class WordMechanism:
         uniforms = [rng.random((len(toks), 2)) for rng, toks in zip(rngs, token_lists)]
         flat_tokens = [t for toks in token_lists for t in toks]
         flat_u = np.concatenate(uniforms) if flat_tokens else np.zeros((0, 2))
-        ids = np.fromiter((self.word_id(t) for t in flat_tokens), dtype=np.int64, count=len(flat_tokens))
+        ids = self.word_ids(flat_tokens)
         out: list[str] = list(flat_tokens)
         sensitive = np.zeros(len(flat_tokens), dtype=bool)
         inv = ids >= 0
@@ -163,23 +240,15 @@ class WordMechanism:
         return results
 
     def sanitize_texts(self, texts: Sequence[str], seeds: Sequence[int]) -> list[SanitizedText]:
+        """Sanitize texts; each output re-tokenises (with ``self.tokenizer``) to one token per input token."""
         tokenised = [self.tokenizer.tokens_and_spans(t) for t in texts]
         sanitized = self.sanitize_tokens([toks for toks, _ in tokenised], seeds)
         return [
-            SanitizedText(render(text, spans, outs), list(toks), outs, flags)
+            SanitizedText(render(text, spans, outs, self.tokenizer), list(toks), outs, flags,
+                          [f and o == t and self.is_passthrough(t, o) for t, o, f in zip(toks, outs, flags)])
             for text, (toks, spans), (outs, flags) in zip(texts, tokenised, sanitized)
         ]
 
     def describe(self) -> dict:
         return {"mechanism": self.name, "epsilon": self.epsilon, "vocabulary": len(self.words),
-                "embeddings": getattr(self.embeddings, "source", "?")}
-
-
-def searchsorted_rows(cdf: np.ndarray, rows: np.ndarray, u: np.ndarray) -> np.ndarray:
-    """Inverse-CDF sampling for many tokens at once: token t draws from row ``rows[t]`` of ``cdf``
-    (each row non-decreasing, ending at 1) with uniform ``u[t]``. One ``searchsorted`` on the
-    flattened, row-offset CDF; no Python loop over tokens or vocabulary."""
-    n_rows, width = cdf.shape
-    flat = (cdf + np.arange(n_rows)[:, None]).ravel()
-    pos = np.searchsorted(flat, rows + u, side="right") - rows * width
-    return np.clip(pos, 0, width - 1)
+                "oov_policy": self.oov_policy, "embeddings": getattr(self.embeddings, "source", "?")}

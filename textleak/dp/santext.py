@@ -16,17 +16,22 @@ Differences from the released code (``SanText:run_SanText.py``), all named optio
 - out-of-vocabulary words are kept (``oov_policy="keep"``, Tong et al.'s fork); the original replaces
   them by a uniform draw from the corpus word list (``oov_policy="uniform"``);
 - randomness comes from one generator per record, not from forked global RNGs;
-- the |V| x |V_S| matrix is never materialised: rows are computed in chunks and the normalisers once.
+- the |V| x |V_S| CDF matrix is not built at set-up (which is linear in the vocabulary) but on the
+  first call, in large chunks, when it fits in ``cache_mb``; then every later call, at any batch
+  size, costs one vectorised binary search per token. A larger vocabulary keeps the rows of the
+  words it has seen (up to ``cache_mb``) and computes new ones in chunks. The attacks' likelihood
+  columns come from the normalisers, computed once in chunks.
 """
 
 from __future__ import annotations
 
+import copy
 import logging
 from typing import Sequence
 
 import numpy as np
 
-from textleak.dp.base import Likelihoods, WordMechanism, merge_counts, searchsorted_rows
+from textleak.dp.base import Likelihoods, WordMechanism, check_epsilon, merge_counts
 
 logger = logging.getLogger(__name__)
 
@@ -57,17 +62,15 @@ class SanTextMechanism(WordMechanism):
         oov_policy: str = "keep",
         off_by_one: bool = False,
         tokenizer: str = "regex",
+        cache_mb: float = 512.0,
     ):
-        super().__init__(embeddings, epsilon, tokenizer)
+        super().__init__(embeddings, epsilon, tokenizer, oov_policy)
         if not 0.0 <= p <= 1.0:
             raise ValueError(f"p must be in [0, 1], got {p}")
         if not 0.0 <= sensitive_fraction <= 1.0:
             raise ValueError(f"sensitive_fraction must be in [0, 1], got {sensitive_fraction}")
-        if oov_policy not in ("keep", "uniform"):
-            raise ValueError(f"oov_policy must be 'keep' or 'uniform', got {oov_policy!r}")
         self.p = float(p)
         self.sensitive_fraction = float(sensitive_fraction)
-        self.oov_policy = oov_policy
         self.name = "santext" if sensitive_fraction >= 1.0 else "santext+"
         counts = merge_counts(vocab_counts, self.key)
         if not counts:
@@ -75,32 +78,38 @@ class SanTextMechanism(WordMechanism):
         self.corpus_words = [w for w, _ in counts]
         n_sensitive = int(self.sensitive_fraction * len(counts)) + (1 if off_by_one else 0)
         n_sensitive = min(n_sensitive, len(counts))
-        sensitive_words = set(self.corpus_words[len(counts) - n_sensitive:])
+        # the frequent words (not sensitive); every other word, seen or unseen, is sensitive
+        self._frequent = frozenset(self.corpus_words[: len(counts) - n_sensitive])
         # V: corpus words with a vector (and that re-tokenise to themselves, so outputs can be re-read)
-        self.words = [w for w in self.corpus_words if w in embeddings and self.tokenizer.is_single_token(w)]
+        emb_index = embeddings.index
+        keep = [i for i, w in enumerate(self.corpus_words) if w in emb_index and self.tokenizer.is_single_token(w)]
+        self.words = [self.corpus_words[i] for i in keep]
         self.index = {w: i for i, w in enumerate(self.words)}
-        self.counts = np.asarray([dict(counts)[w] for w in self.words], dtype=np.int64)
-        self.sensitive_mask = np.asarray([w in sensitive_words for w in self.words], dtype=bool)
+        self.counts = np.asarray([counts[i][1] for i in keep], dtype=np.int64)
+        self.sensitive_mask = np.asarray([w not in self._frequent for w in self.words], dtype=bool)
         self.sensitive_ids = np.nonzero(self.sensitive_mask)[0]
         if len(self.sensitive_ids) == 0:
             raise ValueError("no sensitive word has an embedding: raise sensitive_fraction or check the vocabulary")
-        rows = np.asarray([embeddings.index[w] for w in self.words], dtype=np.int64)
-        self.vectors = embeddings.vectors[rows].astype(np.float64)
+        rows = np.fromiter((emb_index[w] for w in self.words), dtype=np.int64, count=len(self.words))
+        self.vectors = np.asarray(embeddings.vectors[rows], dtype=np.float64)
         self.sensitive_vectors = self.vectors[self.sensitive_ids]
         self._sensitive_sq = _sq_norms(self.sensitive_vectors)
         self._col_of = np.full(len(self.words), -1, dtype=np.int64)
         self._col_of[self.sensitive_ids] = np.arange(len(self.sensitive_ids))
+        self.cache_mb = float(cache_mb)
+        self._reset_caches()
+
+    def _reset_caches(self) -> None:
         self._log_norm: np.ndarray | None = None
+        self._cdf_rows: dict[int, np.ndarray] = {}
+        self._max_rows = max(1, int(self.cache_mb * 2**20 // (8 * len(self.sensitive_ids))))
+        self._dense: np.ndarray | None = None
 
     def with_epsilon(self, epsilon: float) -> "SanTextMechanism":
         """The same vocabulary and sensitive set at another epsilon."""
-        import copy
-
-        if not epsilon > 0:
-            raise ValueError(f"epsilon must be positive, got {epsilon}")
         other = copy.copy(self)
-        other.epsilon = float(epsilon)
-        other._log_norm = None
+        other.epsilon = check_epsilon(epsilon)
+        other._reset_caches()
         return other
 
     # ---- exponential mechanism ----------------------------------------------------------------
@@ -128,8 +137,71 @@ class SanTextMechanism(WordMechanism):
         e = np.exp(s - m)
         return e / e.sum(axis=1, keepdims=True)
 
+    def _compute_cdf(self, x_ids: np.ndarray) -> np.ndarray:
+        """Rows of the sampling CDF, in place: distances, exp(-(eps/2) d - max), cumulative sum, / total."""
+        a = self.vectors[np.asarray(x_ids, dtype=np.int64)]
+        work = a @ self.sensitive_vectors.T
+        work *= -2.0
+        work += _sq_norms(a)[:, None]
+        work += self._sensitive_sq[None, :]
+        np.maximum(work, 0.0, out=work)
+        np.sqrt(work, out=work)
+        work *= -0.5 * self.epsilon
+        work -= work.max(axis=1, keepdims=True)
+        np.exp(work, out=work)
+        np.cumsum(work, axis=1, out=work)
+        work /= work[:, -1:]
+        return work
+
+    def dense_cdf(self) -> np.ndarray | None:
+        """The whole |V| x |V_S| sampling CDF (float64), computed once in chunks, or None when it
+        would exceed ``cache_mb``."""
+        if self._dense is None and len(self.words) <= self._max_rows:
+            dense = np.empty((len(self.words), len(self.sensitive_ids)))
+            for start in range(0, len(self.words), _CHUNK):
+                ids = np.arange(start, min(start + _CHUNK, len(self.words)))
+                dense[ids] = self._compute_cdf(ids)
+            self._dense = dense
+        return self._dense
+
+    def cdf_rows(self, x_ids: np.ndarray) -> list[np.ndarray]:
+        """The sampling CDF over V_S of each word in ``x_ids`` (float64, ending at exactly 1). Rows are
+        kept while they fit in ``cache_mb``; missing ones are computed together with the next
+        uncached words in frequency order, so the work comes in large chunks."""
+        dense = self.dense_cdf()
+        if dense is not None:
+            return list(dense[np.asarray(x_ids, dtype=np.int64)])
+        rows = self._cdf_rows
+        missing = [int(x) for x in dict.fromkeys(np.asarray(x_ids).tolist()) if int(x) not in rows]
+        if missing:
+            chunk = min(_CHUNK, self._max_rows)
+            if len(missing) < chunk:  # prefetch the most frequent words not cached yet
+                extra = (i for i in range(len(self.words)) if i not in rows and i not in set(missing))
+                missing = list(dict.fromkeys(missing + [i for _, i in zip(range(chunk - len(missing)), extra)]))
+            fresh: dict[int, np.ndarray] = {}
+            for start in range(0, len(missing), _CHUNK):
+                ids = np.asarray(missing[start:start + _CHUNK], dtype=np.int64)
+                fresh.update(zip(ids.tolist(), self._compute_cdf(ids)))
+            out = [fresh[int(x)] if int(x) in fresh else rows[int(x)] for x in x_ids]
+            if len(rows) + len(fresh) > self._max_rows:  # over budget: start again with the fresh rows
+                self._cdf_rows = {}
+            self._cdf_rows.update(fresh)
+            return out
+        return [rows[int(x)] for x in x_ids]
+
     def is_sensitive_id(self, ids: np.ndarray) -> np.ndarray:
         return self.sensitive_mask[ids]
+
+    def vectors_of(self, ids: np.ndarray) -> np.ndarray:
+        return self.vectors[np.asarray(ids, dtype=np.int64)]
+
+    def _oov_sensitive(self, token: str, word_id: int) -> bool:
+        """A word without a vector is sensitive unless it is one of the frequent corpus words (SanText
+        draws the sensitive set from the corpus counts before it looks at the vectors)."""
+        return self.key(token) not in self._frequent
+
+    def _oov_replacements(self) -> list[str]:
+        return self.corpus_words  # SanText: a uniform draw from the whole corpus word list
 
     def likelihood_matrix(self, y_ids: np.ndarray) -> np.ndarray:
         """Pr(y | x') for many outputs at once: shape (len(y_ids), |V|). Used by the attacks."""
@@ -148,13 +220,19 @@ class SanTextMechanism(WordMechanism):
         # a sensitive input y can also be "kept" only by being redrawn (already in em); nothing else
         return out
 
+    def likelihood_lists(self, y_ids: np.ndarray) -> list[Likelihoods]:
+        out: list[Likelihoods] = []
+        for start in range(0, len(y_ids), 256):
+            for col in self.likelihood_matrix(np.asarray(y_ids[start:start + 256])):
+                ids = np.nonzero(col > 0)[0]
+                out.append(Likelihoods(ids, col[ids]))
+        return out
+
     def likelihoods(self, y: str) -> Likelihoods | None:
         yi = self.word_id(y)
         if yi < 0:
             return None
-        col = self.likelihood_matrix(np.asarray([yi]))[0]
-        ids = np.nonzero(col > 0)[0]
-        return Likelihoods(ids, col[ids])
+        return self.likelihood_lists(np.asarray([yi]))[0]
 
     # ---- sampling -----------------------------------------------------------------------------
     def _sample_ids(self, ids: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
@@ -163,29 +241,41 @@ class SanTextMechanism(WordMechanism):
         xs = ids[redraw]
         if len(xs) == 0:
             return out
-        uniq, inv = np.unique(xs, return_inverse=True)
-        drawn = np.empty(len(xs), dtype=np.int64)
         u = uniforms[redraw, 1]
-        for start in range(0, len(uniq), _CHUNK):
-            stop = min(start + _CHUNK, len(uniq))
-            cdf = np.cumsum(self.em_rows(uniq[start:stop]), axis=1)
-            cdf /= cdf[:, -1:]
-            sel = (inv >= start) & (inv < stop)
-            drawn[sel] = searchsorted_rows(cdf, inv[sel] - start, u[sel])
+        dense = self.dense_cdf()
+        if dense is not None:
+            drawn = _row_searchsorted(dense, xs, u)
+        else:
+            order = np.argsort(xs, kind="stable")
+            uniq, first = np.unique(xs[order], return_index=True)
+            bounds = np.append(first, len(xs))
+            drawn = np.empty(len(xs), dtype=np.int64)
+            for k, row in enumerate(self.cdf_rows(uniq)):  # one binary search per token, grouped by word
+                pos = order[bounds[k]:bounds[k + 1]]
+                drawn[pos] = np.searchsorted(row, u[pos], side="right")
+        np.minimum(drawn, len(self.sensitive_ids) - 1, out=drawn)
         out[redraw] = self.sensitive_ids[drawn]
         return out
 
-    def _sample_oov(self, tokens: list[str], uniforms: np.ndarray) -> list[str]:
-        if self.oov_policy == "keep":
-            return list(tokens)
-        picks = np.minimum((uniforms[:, 1] * len(self.corpus_words)).astype(np.int64), len(self.corpus_words) - 1)
-        return [self.corpus_words[i] for i in picks]
-
     def describe(self) -> dict:
         d = super().describe()
-        d.update(p=self.p, sensitive_fraction=self.sensitive_fraction, n_sensitive=int(len(self.sensitive_ids)),
-                 oov_policy=self.oov_policy)
+        d.update(p=self.p, sensitive_fraction=self.sensitive_fraction, n_sensitive=int(len(self.sensitive_ids)))
         return d
+
+
+def _row_searchsorted(cdf: np.ndarray, rows: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """For each token t, the number of entries of ``cdf[rows[t]]`` that are <= ``u[t]`` (numpy's
+    ``searchsorted(side="right")`` on that row): a binary search run for all tokens at once."""
+    lo = np.zeros(len(rows), dtype=np.int64)
+    hi = np.full(len(rows), cdf.shape[1], dtype=np.int64)
+    while True:
+        active = np.nonzero(lo < hi)[0]
+        if not len(active):
+            return lo
+        mid = (lo[active] + hi[active]) // 2
+        right = cdf[rows[active], mid] <= u[active]
+        lo[active[right]] = mid[right] + 1
+        hi[active[~right]] = mid[~right]
 
 
 def santext_loop_reference(mech: SanTextMechanism, tokens: list[str], rng: np.random.Generator) -> list[str]:

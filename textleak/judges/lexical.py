@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from textleak.judges.base import ClaimRating, Judge, threshold_rating
-from textleak.judges.embedding import check_pairs, number_cap
-from textleak.judges.spans import document_spans, extract_numbers
+from textleak.judges.base import ClaimRating, Judge, check_pairs, guarded_best_span, number_cap, threshold_rating
+from textleak.judges.spans import document_spans
+from textleak.registry import judges
+from textleak.text import extract_numbers, lcs_length, rouge_tokens
 
 # Calibrated like the embedding judge's (benchmarks/calibrate_judges.py; docs/judges.md).
 LEXICAL_T1 = 0.46
@@ -28,21 +29,7 @@ CALIBRATION = {
 }
 
 
-def lcs_length(a: Sequence[str], b: Sequence[str]) -> int:
-    """Length of the longest common subsequence (two-row dynamic programme)."""
-    if not a or not b:
-        return 0
-    if len(a) < len(b):
-        a, b = b, a
-    previous = [0] * (len(b) + 1)
-    for x in a:
-        current = [0]
-        for j, y in enumerate(b, 1):
-            current.append(previous[j - 1] + 1 if x == y else max(previous[j], current[j - 1]))
-        previous = current
-    return previous[-1]
-
-
+@judges.register("lexical")
 class LexicalJudge(Judge):
     """ROUGE-L recall of the claim against its best span."""
 
@@ -56,14 +43,11 @@ class LexicalJudge(Judge):
         self.window = int(window)
         self.number_guard = number_guard
         self.number_guard_rating = int(number_guard_rating)
-        self._tokenizer = None
-
-    def __getstate__(self) -> dict:
-        return {k: v for k, v in self.__dict__.items() if k != "_tokenizer"} | {"_tokenizer": None}
 
     def describe(self) -> dict[str, Any]:
         return {
-            "judge": "lexical",
+            "name": "lexical",
+            "version": 2,  # 2: tokens of non-Latin scripts count (rouge_score drops them)
             "measure": "ROUGE-L recall (rouge-score tokenizer, Porter stemmer), claim as reference, best span",
             "t1": self.t1,
             "t2": self.t2,
@@ -72,35 +56,31 @@ class LexicalJudge(Judge):
             "calibration": dict(CALIBRATION) if (self.t1, self.t2) == (LEXICAL_T1, LEXICAL_T2) else "user thresholds",
         }
 
-    def _tokenize(self, text: str) -> list[str]:
-        if self._tokenizer is None:
-            from rouge_score.tokenizers import DefaultTokenizer
-
-            self._tokenizer = DefaultTokenizer(use_stemmer=True)
-        return self._tokenizer.tokenize(text)
-
     def match(self, claims: Sequence[Sequence[str]], documents: Sequence[str]) -> list[list[dict[str, Any]]]:
         """Best ROUGE-L recall, best span and number cap per claim (None similarity: empty document)."""
         check_pairs(claims, documents)
         out = []
         for cs, doc in zip(claims, documents):
             spans = document_spans(doc, self.window) if doc.strip() else []
-            span_tokens = [self._tokenize(s) for s, _ in spans]
+            span_tokens = [rouge_tokens(s) for s, _ in spans]
             rows = []
             for claim in cs:
                 if not spans:
                     rows.append({"similarity": None, "span": None, "cap": 1})
                     continue
-                tokens = self._tokenize(claim)
+                tokens = rouge_tokens(claim)
                 recalls = [lcs_length(tokens, st) / len(tokens) if tokens else 0.0 for st in span_tokens]
-                best = max(range(len(spans)), key=recalls.__getitem__)
-                span, context = spans[best]
-                cap = number_cap(extract_numbers(claim, count_word_one=False), extract_numbers(context), self.number_guard_rating) if self.number_guard else 1
-                rows.append({"similarity": recalls[best], "span": span, "cap": cap})
+                if self.number_guard:
+                    wanted = extract_numbers(claim, count_word_one=False)
+                    present = [number_cap(wanted, extract_numbers(context)) == 1 for _, context in spans]
+                    best, cap = guarded_best_span(recalls, present, self.t1, self.t2, self.number_guard_rating)
+                else:
+                    best, cap = max(range(len(spans)), key=recalls.__getitem__), 1
+                rows.append({"similarity": recalls[best], "span": spans[best][0], "cap": cap})
             out.append(rows)
         return out
 
-    def rate(self, claims: Sequence[Sequence[str]], documents: Sequence[str], seeds: Sequence[int] | None = None) -> list[list[ClaimRating]]:
+    def _rate(self, claims: list[list[str]], documents: list[str], seeds: list[int]) -> list[list[ClaimRating]]:
         """Deterministic: ``seeds`` is accepted for the contract and unused."""
         return [[threshold_rating(row["similarity"], self.t1, self.t2, row["cap"], "rouge_l_recall", row["span"]) for row in rows]
                 for rows in self.match(claims, documents)]

@@ -40,14 +40,16 @@ import math
 import re
 import statistics
 from functools import lru_cache
-from pathlib import Path
 from typing import Any, Sequence
 
 from textleak.judges.base import OK, UNPARSED, ClaimRating, Judge, normalise
+from textleak.llm.base import UsesLLM
+from textleak.prompts import load_prompt, load_prompt_json
+from textleak.registry import judges
+from textleak.text.seeds import derive_seed
 
 logger = logging.getLogger(__name__)
 
-PROMPTS = Path(__file__).resolve().parent.parent / "prompts"
 PROMPT_VERSION = "c4-chat-v1"
 RATING_NAMES = {1: "Same Information", 2: "Different but Similar Information", 3: "Unsupported"}
 LOGPROB_ANSWER = "**Output**:\n- Claim 1 Similarity Rating: {rating}"
@@ -122,9 +124,12 @@ def majority_vote_distribution(p: Sequence[float], n: int = 3) -> dict[int, floa
 
 
 def label_probabilities(logprobs: Sequence[float]) -> list[float] | None:
-    """Softmax over the three label log-probabilities; None when none is finite."""
-    finite = [lp for lp in logprobs if lp is not None and math.isfinite(lp)]
-    if len(logprobs) != 3 or not finite:
+    """Softmax over the three label log-probabilities; None when none is finite or any is NaN or
+    missing (a label the backend could not score must not count as improbable)."""
+    if len(logprobs) != 3 or any(lp is None or math.isnan(lp) for lp in logprobs):
+        return None
+    finite = [lp for lp in logprobs if math.isfinite(lp)]
+    if not finite:
         return None
     top = max(finite)
     weights = [math.exp(lp - top) if lp is not None and math.isfinite(lp) else 0.0 for lp in logprobs]
@@ -132,30 +137,18 @@ def label_probabilities(logprobs: Sequence[float]) -> list[float] | None:
     return [w / total for w in weights]
 
 
-def derive_seed(*parts: int) -> int:
-    """A 31-bit seed from integers (pair seed, chunk, attempt): stable across runs and platforms."""
-    digest = hashlib.sha256(json.dumps([int(x) for x in parts]).encode()).digest()
-    return int.from_bytes(digest[:4], "big") & 0x7FFFFFFF
-
-
 # ---- prompts ---------------------------------------------------------------------------------------
-@lru_cache(maxsize=None)
-def _read(name: str) -> str:
-    return (PROMPTS / name).read_text(encoding="utf-8").strip()
-
-
 @lru_cache(maxsize=None)
 def load_demos(domain: str) -> tuple[dict, ...]:
     """The in-house in-context demos for ``domain`` ("medqa" or "wildchat")."""
     if domain not in DOMAINS:
         raise ValueError(f"judge domain must be one of {DOMAINS}, got {domain!r}")
-    data = json.loads((PROMPTS / "judge_demos" / f"{domain}.json").read_text(encoding="utf-8"))
-    return tuple(data["demos"])
+    return tuple(load_prompt_json(f"judge_demos/{domain}")["demos"])
 
 
 def format_input(claims: Sequence[str], document: str) -> str:
     lines = "\n".join(f"- Claim {k}: {c}" for k, c in enumerate(claims, 1))
-    return _read("judge_input.txt").format(claims=lines, document=document)
+    return load_prompt("judge_input").format(claims=lines, document=document)
 
 
 def format_output(ratings: Sequence[int], explanations: Sequence[str] | None = None) -> str:
@@ -173,7 +166,7 @@ def build_messages(claims: Sequence[str], document: str, domain: str = "medqa", 
     for i, demo in enumerate(load_demos(domain)):
         user = format_input(demo["claims"], demo["document"])
         if i == 0:
-            user = _read("judge_task.txt") + "\n\n" + user
+            user = load_prompt("judge_task") + "\n\n" + user
         messages.append({"role": "user", "content": user})
         messages.append({"role": "assistant", "content": format_output(demo["ratings"], demo["explanations"] if explanations else None)})
     messages.append({"role": "user", "content": format_input(claims, document)})
@@ -183,15 +176,17 @@ def build_messages(claims: Sequence[str], document: str, domain: str = "medqa", 
 def build_logprob_prompt(claim: str, document: str, domain: str = "medqa") -> list[dict[str, str]]:
     """Single-claim prompt (demos with ratings only) for the scoring of :data:`LABEL_CHOICES`."""
     messages = build_messages([claim], document, domain, explanations=False)
-    messages[-1]["content"] += "\n\n" + _read("judge_logprob_note.txt")
+    messages[-1]["content"] += "\n\n" + load_prompt("judge_logprob_note")
     return messages
 
 
 # ---- the judge --------------------------------------------------------------------------------------
-class LLMJudge(Judge):
+@judges.register("llm")
+class LLMJudge(UsesLLM, Judge):
     """Seed 000's LLM judge; see the module docstring for the two modes."""
 
     name = "llm"
+    needs_llm = True
 
     def __init__(
         self,
@@ -228,25 +223,15 @@ class LLMJudge(Judge):
         self.max_new_tokens = max_new_tokens
         self.strip_markdown = strip_markdown
         self.show_progress = show_progress
-        self._lm = None
-
-    @property
-    def lm(self):
-        if self._lm is None:
-            from textleak.llm import load_llm
-
-            self._lm = load_llm(self.llm)
-        return self._lm
 
     def describe(self) -> dict[str, Any]:
-        llm_desc = self.lm.describe() if self._lm is not None or not isinstance(self.llm, str) else {"spec": self.llm}
         out = {
-            "judge": "llm",
+            "name": "llm",
             "mode": self.mode,
             "n": self.n,
             "domain": self.domain,
             "prompt": PROMPT_VERSION,
-            "llm": llm_desc,
+            "llm": self.lm.describe(),  # backend, model and fingerprint: a changed model misses the ratings cache
         }
         if self.mode == "sample":
             out.update(temperature=self.temperature, top_p=self.top_p, claims_per_prompt=self.claims_per_prompt, max_retries=self.max_retries)
@@ -255,33 +240,16 @@ class LLMJudge(Judge):
         return out
 
     def __getstate__(self) -> dict:
-        return {k: v for k, v in self.__dict__.items() if k != "_lm"} | {"_lm": None}
+        return {k: v for k, v in self.__dict__.items() if k != "_lm"}
 
     # ---- rate ---------------------------------------------------------------------------------
-    def rate(self, claims: Sequence[Sequence[str]], documents: Sequence[str], seeds: Sequence[int] | None = None) -> list[list[ClaimRating]]:
-        if len(claims) != len(documents):
-            raise ValueError(f"{len(claims)} claim lists for {len(documents)} documents")
-        seeds = list(range(len(documents))) if seeds is None else [int(s) for s in seeds]
-        if len(seeds) != len(documents):
-            raise ValueError(f"{len(seeds)} seeds for {len(documents)} documents")
-        for i, (cs, doc) in enumerate(zip(claims, documents)):
-            if not isinstance(doc, str):
-                raise TypeError(f"document {i} is {type(doc).__name__}, expected str")
-            if isinstance(cs, str) or any(not isinstance(c, str) for c in cs):
-                raise TypeError(f"claims of document {i} must be a list of strings")
+    def _rate(self, claims: list[list[str]], documents: list[str], seeds: list[int]) -> list[list[ClaimRating]]:
         results: list[list[ClaimRating | None]] = [[None] * len(cs) for cs in claims]
-        todo: list[tuple[int, int]] = []
-        for i, (cs, doc) in enumerate(zip(claims, documents)):
-            for j in range(len(cs)):
-                if not doc.strip():
-                    results[i][j] = ClaimRating(3, normalise(3), OK, {"reason": "empty document"})
-                else:
-                    todo.append((i, j))
-        if todo:
-            if self.mode == "sample":
-                self._rate_sampled(claims, documents, seeds, todo, results)
-            else:
-                self._rate_logprob(claims, documents, todo, results)
+        todo = [(i, j) for i, cs in enumerate(claims) for j in range(len(cs))]
+        if self.mode == "sample":
+            self._rate_sampled(claims, documents, seeds, todo, results)
+        else:
+            self._rate_logprob(claims, documents, todo, results)
         return [list(r) for r in results]  # type: ignore[arg-type]
 
     def _new_tokens(self, n_claims: int) -> int:
@@ -301,11 +269,13 @@ class LLMJudge(Judge):
                 for start in range(0, len(js), self.claims_per_prompt):
                     chunks.append((i, js[start : start + self.claims_per_prompt]))
             prompts = [build_messages([claims[i][j] for j in js], documents[i], self.domain) for i, js in chunks]
-            chunk_seeds = [derive_seed(seeds[i], js[0], attempt) for i, js in chunks]
+            chunk_seeds = [derive_seed(seeds[i], js[0], attempt, bits=31) for i, js in chunks]
             # one batched call; the token budget fits the largest chunk (the stop string ends answers early)
+            # an answer that does not rate every claim of its prompt is not cached: a rerun asks again
             answers = self.lm.generate(
                 prompts, max_new_tokens=self._new_tokens(max(len(js) for _, js in chunks)), temperature=self.temperature,
                 top_p=self.top_p, n=self.n, seed=chunk_seeds, stop=("**Input**",), on_error="none",
+                accept=lambda k, samples: all(None not in parse_ratings(s, len(chunks[k][1]), self.strip_markdown) for s in samples),
             )
             for (i, js), samples in zip(chunks, answers):
                 for sample in samples:
@@ -329,7 +299,7 @@ class LLMJudge(Judge):
         if not lm.supports_scoring:
             raise ValueError(f"mode='logprob' needs a backend that scores choices; {lm.backend}:{lm.model_name} cannot (use mode='sample')")
         prompts = [build_logprob_prompt(claims[i][j], documents[i], self.domain) for i, j in todo]
-        logprobs = lm.score(prompts, list(LABEL_CHOICES))
+        logprobs = lm.score(prompts, list(LABEL_CHOICES), accept=lambda _, lps: label_probabilities(lps) is not None)
         for (i, j), lps in zip(todo, logprobs):
             p = label_probabilities(lps)
             if p is None:

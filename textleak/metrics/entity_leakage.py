@@ -17,7 +17,7 @@ from typing import Any, Sequence
 import datasets
 import evaluate
 
-from textleak.entity_leakage import BOUNDARIES, corpus_leakage, icl_leakage, max_rouge
+from textleak.controlled.entity_metrics import BOUNDARIES, corpus_leakage, icl_leakage, max_rouge
 
 logger = logging.getLogger(__name__)
 

@@ -2,8 +2,10 @@
 sanitized by a word-level DP mechanism (Tong et al., "On the Vulnerability of Text Sanitization").
 
     asr = evaluate.load("reconstruction_asr")            # or ReconstructionASR() directly
-    asr.compute(predictions=sanitized, references=originals, mechanism="santext+", epsilon=2.0,
-                shadow=shadow_texts, attacks=["context_free_bayes", "contextual_bayes", "mask_inference"])
+    asr.compute(predictions=sanitized, references=originals, mechanism=san, shadow=shadow_texts)
+    # cheap by default (context-free Bayes, embedding inversion, context-free bound); opt in to the
+    # model-based ones: attacks=[..., "contextual_bayes", "inversion_bert", "mask_inference"],
+    # bounds=["context_free", "contextual_k"] (minutes on a CPU, announced with an estimate)
 """
 
 from __future__ import annotations
@@ -51,7 +53,9 @@ Args:
     shadow (list of str): the adversary's shadow originals (same or another distribution); never the references.
     shadow_copies (int): sanitizations per shadow text (paper: 100). Default 10.
     attacks (list of str): any of context_free_bayes, contextual_bayes, embedding_inversion, inversion_bert, mask_inference.
-    bounds (list of str): any of context_free, contextual_k.
+        Default: context_free_bayes and embedding_inversion (seconds). The other three run a model (the embedded
+        Gemma 3 270M or a frozen MiniLM offline): minutes on a CPU, announced with an estimate.
+    bounds (list of str): any of context_free (default), contextual_k (opt-in: a language-model pass, minutes on a CPU).
     attack_options (dict): per-attack constructor options, e.g. {"contextual_bayes": {"model": "bert-base-uncased", "k": 10}}.
     targets (str): "mechanism" (the mechanism's sensitive tokens) or "pii" (Presidio PERSON tokens).
     max_targets (int): a seeded sample of this many target tokens (paper: 1,000 or 3,000); all if None.
@@ -59,8 +63,12 @@ Args:
 Returns:
     asr (dict): attack -> ASR over all target tokens.
     asr_changed (dict): attack -> ASR over the targets the mechanism changed.
-    bounds (dict), bounds_changed (dict): the same for the bounds.
-    n_tokens (int), n_changed (int): the number of targets, and of changed targets.
+    asr_protected (dict): attack -> ASR over the targets the mechanism protected (Tong et al.'s population: sensitive
+        words with a vector); ``asr`` also counts the passthrough targets, released verbatim, as recovered.
+    bounds (dict), bounds_protected (dict), bounds_changed (dict): the same for the bounds.
+    bounds_not_run (dict): each bound of the paper not asked for, with how to ask for it and its rough cost.
+    n_tokens (int), n_changed (int), n_passthrough (int): the number of targets, of changed targets, and of targets
+        released verbatim without protection (no vector or no output set, OOV policy "keep").
     mechanism (dict): the mechanism's settings; seconds (dict): wall time per attack.
 Examples:
     >>> import numpy as np
@@ -70,8 +78,8 @@ Examples:
     >>> r = asr.compute(predictions=["b"], references=["a"], mechanism="santext", epsilon=2.0,
     ...                 vocab=[["a", 5], ["b", 3], ["c", 2]], shadow=["a a a a a c c"],
     ...                 attacks=["context_free_bayes", "embedding_inversion"], bounds=["context_free"])
-    >>> r["asr"], r["bounds"], r["n_tokens"]
-    ({'context_free_bayes': 1.0, 'embedding_inversion': 0.0}, {'context_free': 1.0}, 1)
+    >>> r["asr"], r["bounds"], r["n_tokens"], sorted(r["bounds_not_run"])
+    ({'context_free_bayes': 1.0, 'embedding_inversion': 0.0}, {'context_free': 1.0}, 1, ['contextual_k'])
 """
 
 _SHADOW_ATTACKS = {"context_free_bayes", "contextual_bayes", "inversion_bert"}
@@ -105,8 +113,8 @@ class ReconstructionASR(evaluate.Metric):
 
     def _compute(self, predictions, references, mechanism="santext+", epsilon: float = 2.0, mechanism_options=None,
                  vocab=None, shadow: Sequence[str] | None = None, shadow_copies: int = 10,
-                 attacks=("context_free_bayes", "contextual_bayes", "mask_inference"),
-                 bounds=("context_free", "contextual_k"), attack_options=None, targets: str = "mechanism",
+                 attacks=("context_free_bayes", "embedding_inversion"),
+                 bounds=("context_free",), attack_options=None, targets: str = "mechanism",
                  max_targets: int | None = None, seed: int = 0) -> dict[str, Any]:
         shadow = list(shadow or [])
         mech = self._mechanism(mechanism, epsilon, mechanism_options, vocab, list(references) + shadow)

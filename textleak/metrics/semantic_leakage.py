@@ -8,14 +8,14 @@ options and results.
 
 from __future__ import annotations
 
-import inspect
 import logging
 from typing import Any, Sequence
 
 import datasets
 import evaluate
 
-from textleak.leakage import evaluate_leakage
+from textleak.config import split_options
+from textleak.leakage import LeakageConfig, evaluate_leakage
 
 logger = logging.getLogger(__name__)
 
@@ -48,12 +48,10 @@ Args:
         (missing or reordered records).
     original_ids (`list`, optional): ids of the references (default: their positions).
     return_records (`bool`, default False): also return per-record details (claims, ratings, links).
-Load-time options (``evaluate.load("semantic_leakage", judge=..., ...)``):
-    judge ("embedding" | "lexical" | "llm"), llm (spec for the llm judge/atomizer: "embedded",
-    "hf:<id>", "openai:<model>@<url>"), judge_options (dict), atomizer ("rules" | "llm"),
-    linker ("bm25" | "bm25-release" | "rouge" | "dense"), k (3), aux_strategy ("random" | "first" |
-    "last" | "release_shuffle"), paraphrase_aux (False), seed (0), batch_size, device, bootstrap (1000),
-    lexical_variant ("paper" | "release"), unlinked ("score_empty" | "skip").
+Load-time options (``evaluate.load("semantic_leakage", judge=..., ...)``): every field of
+    ``textleak.leakage.LeakageConfig`` (judge, judge_options, llm, atomizer, linker, k, knowledge,
+    paraphrase_knowledge, seed, alignment, missing, unlinked, unparsed, empty_originals, lexical_variant,
+    bootstrap, batch_size, device, ...; see the metric card), or ``config=LeakageConfig(...)``.
 Returns:
     semantic_privacy (`float`), lexical_privacy (`float`), linkage_rate (`float` or None),
     linkage_at_k (`dict`), n_records, n_sanitized, n_claims, n_scored_claims, unparsed_claims,
@@ -88,43 +86,11 @@ class SemanticLeakage(evaluate.Metric):
     so the judge runs once, not once per GPU.
     """
 
-    def __init__(
-        self,
-        judge: Any = "embedding",
-        llm: Any = None,
-        judge_options: dict[str, Any] | None = None,
-        atomizer: Any = "rules",
-        linker: Any = "bm25",
-        k: int = 3,
-        aux_strategy: str = "random",
-        paraphrase_aux: bool = False,
-        seed: int = 0,
-        batch_size: int | None = None,
-        device: str | None = None,
-        bootstrap: int = 1000,
-        lexical_variant: str = "paper",
-        unlinked: str = "score_empty",
-        broadcast_result: bool = True,
-        progress: bool = False,
-        **kwargs: Any,
-    ):
-        super().__init__(seed=seed, **kwargs)
-        self.judge_spec = judge
-        self.llm = llm
-        self.judge_options = dict(judge_options or {})
-        self.atomizer_spec = atomizer
-        self.linker_spec = linker
-        self.k = k
-        self.aux_strategy = aux_strategy
-        self.paraphrase_aux = paraphrase_aux
-        self.leakage_seed = seed
-        self.batch_size = batch_size
-        self.device = device
-        self.bootstrap = bootstrap
-        self.lexical_variant = lexical_variant
-        self.unlinked = unlinked
+    def __init__(self, config: LeakageConfig | None = None, broadcast_result: bool = True, **kwargs: Any):
+        options, evaluate_kwargs = split_options(LeakageConfig, kwargs)
+        self.leakage_config = (config or LeakageConfig()).replace(**options)
+        super().__init__(seed=self.leakage_config.seed, **evaluate_kwargs)
         self.broadcast_result = broadcast_result
-        self.progress = progress
         self._judge = None
 
     def _info(self) -> evaluate.MetricInfo:
@@ -138,35 +104,13 @@ class SemanticLeakage(evaluate.Metric):
             reference_urls=["https://arxiv.org/abs/2411.11521"],
         )
 
-    # ---- the judge is built once per metric object (models load lazily on its first call) ----
     def judge(self):
+        """The judge, built once per metric object (its model loads lazily on the first call)."""
         if self._judge is None:
-            from textleak.judges import Judge, make_judge
+            from textleak.leakage.judge import judge_for
 
-            if isinstance(self.judge_spec, Judge):
-                self._judge = self.judge_spec
-            else:
-                options = dict(self.judge_options)
-                factory_target = {"embedding": "EmbeddingJudge", "lexical": "LexicalJudge", "llm": "LLMJudge"}.get(str(self.judge_spec))
-                if factory_target:
-                    import textleak.judges as judges
-
-                    params = inspect.signature(getattr(judges, factory_target).__init__).parameters
-                    if self.batch_size is not None and "batch_size" in params:
-                        options.setdefault("batch_size", self.batch_size)
-                    if self.device is not None and "device" in params:
-                        options.setdefault("device", self.device)
-                self._judge = make_judge(self.judge_spec, llm=self.llm, **options)
+            self._judge = judge_for(self.leakage_config)
         return self._judge
-
-    def _linker(self):
-        """A fresh linker per compute (it holds the index); the dense one gets device and batch size."""
-        from textleak.linking import make_linker
-
-        if self.linker_spec == "dense":
-            options = {"device": self.device, **({"batch_size": self.batch_size} if self.batch_size else {})}
-            return make_linker("dense", **options)
-        return make_linker(self.linker_spec)
 
     def compute(self, *, predictions=None, references=None, **kwargs) -> dict | None:
         """Aligned sets go through evaluate's buffer as usual; a sanitized set of another size than
@@ -190,19 +134,12 @@ class SemanticLeakage(evaluate.Metric):
         result = None
         if rank == 0:
             predictions, references = list(predictions), list(references)
-            alignment = "auto"
-            if sanitized_ids is not None:
-                if original_ids is None and all(isinstance(s, int) for s in sanitized_ids):
-                    sanitized_ids = [str(s) for s in sanitized_ids]
-                alignment = "ids"
-            elif len(predictions) != len(references):
-                alignment = "none"
-            report = evaluate_leakage(
-                references, predictions, original_ids=original_ids, sanitized_ids=sanitized_ids, alignment=alignment,
-                judge=self.judge(), llm=self.llm, atomizer=self.atomizer_spec, linker=self._linker(), k=self.k,
-                aux_strategy=self.aux_strategy, paraphrase_aux=self.paraphrase_aux, seed=self.leakage_seed,
-                lexical_variant=self.lexical_variant, unlinked=self.unlinked, bootstrap=self.bootstrap, progress=self.progress,
-            )
+            if sanitized_ids is not None and original_ids is None and all(isinstance(s, int) for s in sanitized_ids):
+                sanitized_ids = [str(s) for s in sanitized_ids]  # positions of the references
+            # sets of different sizes are an error unless alignment="none" (synthetic data) was asked for at
+            # load time or sanitized_ids say which original each prediction came from
+            report = evaluate_leakage(references, predictions, self.leakage_config.replace(judge=self.judge()),
+                                      original_ids=original_ids, sanitized_ids=sanitized_ids)
             result = report.summary()
             if return_records:
                 result["records"] = [r.to_dict() for r in report.records]

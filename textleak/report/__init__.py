@@ -14,7 +14,7 @@ Study result schema (what :func:`textleak.study.run_study` produces)::
      "dp_sweep": [{"epsilon": float|"inf", "semantic_privacy": ..., "lexical_privacy": ...,
                    "utility": ...}, ...] (optional),
      "records": {sanitizer: [{"id", "original", "linked_id", "linked_text", "link_score",
-                              "aux_claims": [str], "claims": [{"text", "rating", "score", "status"}]}]}}
+                              "known_claims": [str], "claims": [{"text", "rating", "score", "status"}]}]}}
 """
 
 from __future__ import annotations
@@ -25,8 +25,11 @@ import html
 import io
 import json
 import logging
+import os
 from pathlib import Path
 from typing import Any
+
+from textleak.io import make_private_dir, write_json, write_private_text
 
 logger = logging.getLogger(__name__)
 
@@ -125,22 +128,36 @@ def _err(value: float, ci: Any):
 
 
 def _summary_table(rows: list[dict[str, Any]]) -> str:
-    head = ("sanitizer", "semantic privacy", "lexical privacy", "linkage rate", "utility", "coherence", "unparsed claims")
+    head = ("sanitizer", "semantic privacy", "lexical privacy", "linkage rate", "utility", "coherence", "failed records",
+            "claims scored / all", "unscored records", "unparsed claims")
     out = ["<table class='summary'><thead><tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr></thead><tbody>"]
     for r in rows:
+        utility = _utility_cell(r)
         out.append(
             "<tr>"
             f"<td>{html.escape(r['sanitizer'])}</td>"
             f"<td>{_fmt(r.get('semantic_privacy'))}{_ci(r.get('semantic_ci95'))}</td>"
             f"<td>{_fmt(r.get('lexical_privacy'))}{_ci(r.get('lexical_ci95'))}</td>"
             f"<td>{_fmt(r.get('linkage_rate'))}</td>"
-            f"<td>{_fmt(r.get('utility'))}{_ci(r.get('utility_ci95'))}</td>"
+            f"<td>{utility}</td>"
             f"<td>{_fmt(r.get('coherence'), 2)}</td>"
-            f"<td>{_fmt(r.get('unparsed_claims'))}</td>"
+            f"<td class='failed'>{r.get('failed_records', 0)} of {r.get('n_records', '?')}</td>"
+            f"<td>{r.get('n_scored_claims', '?')} / {r.get('n_claims', '?')}</td>"
+            f"<td>{r.get('n_unscored', 0)}</td>"
+            f"<td>{r.get('unparsed_claims', 0)}</td>"
             "</tr>"
         )
     out.append("</tbody></table>")
+    notes = sorted({r["utility_note"] for r in rows if r.get("utility_note")})
+    out += [f"<p class='note'>Utility not shown: {html.escape(n)}. A model that cannot answer from the unsanitized "
+            "records gives every sanitizer the same number; use an instruction model (--llm).</p>" for n in notes]
     return "".join(out)
+
+
+def _utility_cell(r: dict[str, Any]) -> str:
+    if r.get("utility_note"):
+        return "<span title='" + html.escape(r["utility_note"]) + "'>n/a (chance)</span>"
+    return f"{_fmt(r.get('utility'))}{_ci(r.get('utility_ci95'))}"
 
 
 def _linkage_table(rows: list[dict[str, Any]]) -> str:
@@ -171,7 +188,7 @@ def _drilldown(records: dict[str, list[dict[str, Any]]], limit: int) -> str:
                 items.append(
                     f"<li class='claim {cls}'><span class='badge'>{_RATING_LABEL.get(rating, rating)}</span> {html.escape(c['text'])}</li>"
                 )
-            aux = "".join(f"<li>{html.escape(a)}</li>" for a in rec.get("aux_claims", []))
+            known = "".join(f"<li>{html.escape(a)}</li>" for a in rec.get("known_claims", []))
             linked = rec.get("linked_text")
             linked_html = "<em>not linked</em>" if linked is None else (html.escape(linked) or "<em>(empty)</em>")
             parts.append(
@@ -182,7 +199,7 @@ def _drilldown(records: dict[str, list[dict[str, Any]]], limit: int) -> str:
                 f"<div><h4>original</h4><p class='text'>{html.escape(rec.get('original', ''))}</p></div>"
                 f"<div><h4>linked sanitized record (score {_fmt(rec.get('link_score'), 2)})</h4><p class='text'>{linked_html}</p></div>"
                 "</div>"
-                f"<h4>adversary's known claims</h4><ul class='aux'>{aux}</ul>"
+                f"<h4>adversary's known claims</h4><ul class='known'>{known}</ul>"
                 f"<h4>claims judged against the linked record</h4><ul class='claims'>{''.join(items)}</ul>"
                 "</details>"
             )
@@ -235,8 +252,7 @@ def write_report(result: dict[str, Any], out_dir: str | Path, drilldown_limit: i
     """Write ``report.html``, the PNG figures, ``summary.csv`` and ``study.json`` into ``out_dir``."""
     import matplotlib.pyplot as plt
 
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    out = make_private_dir(out_dir)
     figures: dict[str, bytes] = {}
     fig = privacy_utility_figure(result.get("rows", []), title=f"{result.get('dataset', '')}: privacy vs utility")
     figures["privacy_utility"] = _png(fig)
@@ -248,40 +264,46 @@ def write_report(result: dict[str, Any], out_dir: str | Path, drilldown_limit: i
     paths: dict[str, Path] = {}
     for name, data in figures.items():
         paths[name] = out / f"{name}.png"
-        paths[name].write_bytes(data)
-    paths["html"] = out / "report.html"
-    paths["html"].write_text(render_html(result, figures, drilldown_limit), encoding="utf-8")
-    paths["json"] = out / "study.json"
-    paths["json"].write_text(json.dumps({k: v for k, v in result.items() if k != "records"}, indent=2, default=str), encoding="utf-8")
-    paths["csv"] = out / "summary.csv"
+        fd = os.open(paths[name], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+    # the drill-down holds original records: report.html is private text (readable by its owner only)
+    paths["html"] = write_private_text(out / "report.html", render_html(result, figures, drilldown_limit))
+    paths["json"] = write_json(out / "study.json", {k: v for k, v in result.items() if k != "records"})
     fields = ["sanitizer", "semantic_privacy", "semantic_ci95", "lexical_privacy", "lexical_ci95", "linkage_rate",
-              "utility_name", "utility", "utility_ci95", "coherence", "unparsed_claims", "n_records"]
-    with open(paths["csv"], "w", newline="", encoding="utf-8") as f:
-        w = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
-        w.writeheader()
-        for row in result.get("rows", []):
-            w.writerow({k: (json.dumps(v) if isinstance(v, (list, dict)) else v) for k, v in row.items()})
+              "utility_name", "utility", "utility_ci95", "utility_note", "coherence", "unparsed_claims", "failed_records",
+              "n_records", "n_claims", "n_scored_claims", "n_unscored"]
+    paths["csv"] = write_private_text(out / "summary.csv", _csv(fields, [
+        {k: (json.dumps(v) if isinstance(v, (list, dict)) else v) for k, v in row.items()} for row in result.get("rows", [])]))
     if result.get("dp_sweep"):
-        paths["dp_csv"] = out / "dp_sweep.csv"
-        with open(paths["dp_csv"], "w", newline="", encoding="utf-8") as f:
-            w = csv.DictWriter(f, fieldnames=sorted({k for r in result["dp_sweep"] for k in r}))
-            w.writeheader()
-            w.writerows(result["dp_sweep"])
+        paths["dp_csv"] = write_private_text(out / "dp_sweep.csv", _csv(sorted({k for r in result["dp_sweep"] for k in r}),
+                                                                         result["dp_sweep"]))
     logger.info("report written to %s", paths["html"])
     return paths
 
 
+def _csv(fields: list[str], rows: list[dict[str, Any]]) -> str:
+    buffer = io.StringIO()
+    w = csv.DictWriter(buffer, fieldnames=fields, extrasaction="ignore")
+    w.writeheader()
+    w.writerows(rows)
+    return buffer.getvalue()
+
+
 def summary_text(rows: list[dict[str, Any]]) -> str:
     """A plain-text table for the terminal."""
-    head = ["sanitizer", "semantic", "lexical", "linkage", "utility", "coherence", "unparsed"]
+    head = ["sanitizer", "semantic", "lexical", "linkage", "utility", "coherence", "failed", "claims", "unscored", "unparsed"]
     body = [
         [
             r["sanitizer"],
             _plain(r.get("semantic_privacy")),
             _plain(r.get("lexical_privacy")),
             _plain(r.get("linkage_rate")),
-            _plain(r.get("utility")),
+            "n/a (chance)" if r.get("utility_note") else _plain(r.get("utility")),
             _plain(r.get("coherence"), 2),
+            f"{r.get('failed_records', 0)}/{r.get('n_records', '?')}",
+            f"{r.get('n_scored_claims', '?')}/{r.get('n_claims', '?')}",
+            str(r.get("n_unscored", 0)),
             str(r.get("unparsed_claims", 0)),
         ]
         for r in rows
@@ -289,6 +311,8 @@ def summary_text(rows: list[dict[str, Any]]) -> str:
     widths = [max(len(x) for x in col) for col in zip(head, *body)]
     lines = ["  ".join(h.ljust(w) for h, w in zip(head, widths)), "  ".join("-" * w for w in widths)]
     lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)) for row in body]
+    notes = sorted({r["utility_note"] for r in rows if r.get("utility_note")})
+    lines += [f"utility not shown: {n}" for n in notes]
     return "\n".join(lines)
 
 

@@ -1,6 +1,6 @@
 """Synthesis by fine-tuning, with and without DP-SGD (Yue et al. 2023; seed 000 appendix A.2).
 
-- :mod:`~textleak.synthesis.control_codes`: templates over record fields (paper / release / none);
+- :mod:`~textleak.synthesis.templates`: templates over record fields (paper / release / none);
 - :mod:`~textleak.synthesis.training`: tokenization with masked control codes, LoRA/full fine-tuning
   with ``accelerate``, :func:`~textleak.synthesis.training.train_causal_lm`;
 - :mod:`~textleak.synthesis.dp`: opacus DP-SGD (Poisson sampling, per-record clipping, noise

@@ -8,7 +8,7 @@ the first training records (seeded per record index, the same every time, so suc
 measurements differ only by the model) and runs the semantic-leakage pipeline
 (:func:`textleak.leakage.evaluate_leakage`, offline defaults: rule-based atomizer, embedding judge,
 BM25 linking) against the private training texts. With ``entities`` it also reports the
-entity-leakage metrics PIPP / ELP of seed 004 (:func:`textleak.entity_leakage.corpus_leakage`).
+entity-leakage metrics PIPP / ELP of seed 004 (:func:`textleak.controlled.entity_metrics.corpus_leakage`).
 
 Logged keys (prefixed ``leakage/``): ``semantic_privacy``, ``lexical_privacy``, ``empty_generations``
 and, with entities, ``pipp`` and ``elp``. Higher privacy means less leakage. A few records give a
@@ -22,8 +22,8 @@ from typing import Any, Callable, Mapping, Sequence
 
 from transformers import TrainerCallback
 
-from textleak.sanitization import record_seed
-from textleak.synthesis.control_codes import ControlCode, resolve_control_code
+from textleak.text.seeds import record_seed
+from textleak.synthesis.templates import ConditioningTemplate, resolve_template
 from textleak.synthesis.generation import GenerationConfig, generate_records
 
 logger = logging.getLogger(__name__)
@@ -35,14 +35,14 @@ class LeakageCallback(TrainerCallback):
     Args:
         records: the private training records (dicts with ``text_field`` and the control-code fields).
         tokenizer: the model's tokenizer (else the Trainer's ``processing_class``).
-        control_code: ``"paper"``, ``"release"``, ``"none"``, a template, or a ControlCode.
+        control_code: ``"paper"``, ``"release"``, ``"none"``, a template, or a ConditioningTemplate.
         num_records: generated records per measurement (prompts from records 0..num_records-1).
         leakage_options: keyword arguments for :func:`textleak.leakage.evaluate_leakage`.
         entities: private entity strings; when given, PIPP/ELP are logged too.
         leakage_fn: ``(originals, synthetic) -> dict`` replacing the pipeline (tests, custom metrics).
     """
 
-    def __init__(self, records: Sequence[Mapping[str, Any]], tokenizer=None, control_code: "str | ControlCode | None" = "paper",
+    def __init__(self, records: Sequence[Mapping[str, Any]], tokenizer=None, control_code: "str | ConditioningTemplate | None" = "paper",
                  every_n_steps: int = 50, num_records: int = 8, text_field: str = "text",
                  generation: GenerationConfig | None = None, seed: int = 0,
                  leakage_options: Mapping[str, Any] | None = None, entities: Sequence[str] | None = None,
@@ -54,7 +54,12 @@ class LeakageCallback(TrainerCallback):
             raise ValueError("LeakageCallback needs the training records")
         self.records = list(records)
         self.tokenizer = tokenizer
-        self.control_code = resolve_control_code(control_code)
+        self.control_code = resolve_template(control_code)
+        missing = [f for f in (*self.control_code.fields, text_field) if f not in self.records[0]]
+        if missing:  # checked now, not after training has run
+            raise ValueError(f"LeakageCallback: the records have no field(s) {missing} (fields: {sorted(self.records[0])}); "
+                             f"the control code {control_code!r} reads {self.control_code.fields}: pass control_code='none' "
+                             "for plain text records, or text_field=")
         self.every_n_steps = every_n_steps
         self.num_records = min(num_records, len(self.records))
         self.text_field = text_field
@@ -83,14 +88,14 @@ class LeakageCallback(TrainerCallback):
         else:
             from textleak.leakage import evaluate_leakage
 
-            options = {"alignment": "none", "missing": "drop", "bootstrap": 0, **self.leakage_options}
+            options = {"alignment": "none", "bootstrap": 0, **self.leakage_options}
             if all(t is None for t in synthetic):
                 metrics = {"semantic_privacy": None, "lexical_privacy": None}
             else:
                 report = evaluate_leakage(originals, synthetic, **options)
                 metrics = {"semantic_privacy": report.semantic_privacy, "lexical_privacy": report.lexical_privacy}
         if self.entities is not None:
-            from textleak.entity_leakage import corpus_leakage
+            from textleak.controlled.entity_metrics import corpus_leakage
 
             ent = corpus_leakage([t or "" for t in synthetic], self.entities)
             metrics.update({"pipp": ent.pipp, "elp": ent.elp})

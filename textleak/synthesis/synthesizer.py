@@ -27,8 +27,8 @@ from typing import Any, Mapping, Sequence
 
 from textleak._version import __version__
 from textleak.cache import content_hash
-from textleak.sanitization import record_seed
-from textleak.synthesis.control_codes import ControlCode, resolve_control_code
+from textleak.text.seeds import record_seed
+from textleak.synthesis.templates import ConditioningTemplate, resolve_template
 
 logger = logging.getLogger(__name__)
 
@@ -55,7 +55,7 @@ class SyntheticData:
             ``"hf:gpt2-large"``), or a ``PreTrainedModel`` object (trained in place; pass its
             ``tokenizer`` too).
         control_code: ``"paper"`` (default), ``"release"``, ``"none"``, a ``{field}`` template or a
-            :class:`ControlCode`.
+            :class:`ConditioningTemplate`.
         epsilon: the DP target; ``None`` or ``inf`` trains without DP (no opacus involved).
         delta: DP delta; ``None`` means 1/N (dp-transformers' default; seed 000 does not state one).
         epochs / max_steps: training length (``max_steps`` wins when set). Under DP an epoch is
@@ -79,7 +79,7 @@ class SyntheticData:
     name = "synthetic"
     VERSION = "1"
 
-    def __init__(self, model: Any = "embedded", control_code: "str | ControlCode | None" = "paper",
+    def __init__(self, model: Any = "embedded", control_code: "str | ConditioningTemplate | None" = "paper",
                  epsilon: float | None = None, delta: float | None = None, epochs: float = 3.0,
                  max_steps: int | None = None, lora_r: int | None = 8, lora_alpha: int | None = None,
                  lora_target_modules: Sequence[str] | None = None, learning_rate: float | None = None,
@@ -131,7 +131,7 @@ class SyntheticData:
         config = {k: v for k, v in self.__dict__.items() if not k.startswith("_")}
         config["model"] = _describe_object(self.model)
         config["tokenizer"] = _describe_object(self.tokenizer)
-        if isinstance(self.control_code, ControlCode):
+        if isinstance(self.control_code, ConditioningTemplate):
             config["control_code"] = self.control_code.describe()
         return config
 
@@ -188,7 +188,7 @@ class SyntheticData:
         records = [dict(r) for r in dataset]
         if not records:
             raise ValueError("no records to fit on")
-        code = resolve_control_code(self.control_code)
+        code = resolve_template(self.control_code)
         texts, prompts = [], []
         for i, r in enumerate(records):
             text = r.get(self.text_field)

@@ -4,7 +4,7 @@ One loop serves CPU, one GPU and several GPUs (``accelerate launch``): ``acceler
 places the model and, without DP, shards the data. LoRA (through ``peft``) or full fine-tuning.
 
 Training text for record *i* is ``prompt_i + text_i + EOS`` where ``prompt_i`` is its rendered
-control code (:mod:`textleak.synthesis.control_codes`). The prompt tokens and the padding are masked
+control code (:mod:`textleak.synthesis.templates`). The prompt tokens and the padding are masked
 out of the loss (label -100): the model learns to write records given codes, not to write codes.
 
 The loss is the mean over records of each record's mean token loss. Hugging Face's built-in loss

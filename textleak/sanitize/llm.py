@@ -26,15 +26,15 @@ from __future__ import annotations
 import json
 import logging
 import re
-from functools import lru_cache
-from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from textleak.sanitization import SanitizeResult
+from textleak.prompts import fill, load_prompt
+from textleak.sanitize.base import SanitizeResult
+from textleak.text import sentence_spans
+from textleak.text.seeds import derive_seed
 
 logger = logging.getLogger(__name__)
 
-PROMPT_DIR = Path(__file__).resolve().parent / "prompts"
 DOMAINS = ("medqa", "wildchat")
 MISSING_HASH_POLICIES = ("fail", "empty", "whole")
 
@@ -55,22 +55,6 @@ REFUSAL_PATTERN = re.compile(
 _HASH_LINE = re.compile(r"^[ \t]*#+[ \t]*$", re.MULTILINE)
 _HASH_LINE_START = re.compile(r"^[ \t]*#+[ \t]*", re.MULTILINE)
 HASH_PARSING = ("line", "anywhere")
-
-
-@lru_cache(maxsize=None)
-def load_prompt(name: str) -> str:
-    """The text of ``textleak/prompts/<name>.txt`` (without the final newline)."""
-    path = PROMPT_DIR / f"{name}.txt"
-    if not path.is_file():
-        raise FileNotFoundError(f"prompt template {path} is missing")
-    return path.read_text(encoding="utf-8").rstrip("\n")
-
-
-def fill(template: str, **slots: str) -> str:
-    """Put values into ``{slot}`` markers (plain replacement, so JSON braces in templates are safe)."""
-    for key, value in slots.items():
-        template = template.replace("{" + key + "}", value)
-    return template
 
 
 def check_domain(domain: str) -> str:
@@ -185,13 +169,6 @@ def span_messages(sentence: str, span: str) -> list[dict[str, str]]:
     return [{"role": "user", "content": fill(load_prompt("sanitize_span_abstraction"), sentence=sentence, span=span)}]
 
 
-def derived_seed(seed: int, *parts: int) -> int:
-    """A per-step seed from a record seed (round, step or span number), stable across runs."""
-    for p in parts:
-        seed = (seed * 1_000_003 + 7919 * (p + 1)) % (1 << 63)
-    return seed
-
-
 # ---- the methods -----------------------------------------------------------------------------------
 def _generate(lm: Any, prompts: list, seeds: list[int], temperature: float, max_new_tokens: int) -> list[str | None]:
     if not prompts:
@@ -226,7 +203,7 @@ def iterative_anonymize(
         if not alive:
             break
         inf = _generate(lm, [inference_messages(current[i], domain) for i in alive],
-                        [derived_seed(seeds[i], r, 0) for i in alive], temperature, inference_max_new_tokens)
+                        [derive_seed(seeds[i], r, 0) for i in alive], temperature, inference_max_new_tokens)
         ok = []
         for i, answer in zip(alive, inf):
             if answer is None:
@@ -235,7 +212,7 @@ def iterative_anonymize(
                 inferences[i].append(answer)
                 ok.append(i)
         answers = _generate(lm, [anonymize_messages(current[i], inferences[i][-1], domain) for i in ok],
-                            [derived_seed(seeds[i], r, 1) for i in ok], temperature, max_new_tokens)
+                            [derive_seed(seeds[i], r, 1) for i in ok], temperature, max_new_tokens)
         for i, answer in zip(ok, answers):
             res = resolve_hash_answer(answer, on_missing_hash, hash_anywhere)
             results[i] = res
@@ -257,10 +234,10 @@ def sanitize_and_paraphrase(
     hash_anywhere: bool = False,
 ) -> list[SanitizeResult]:
     """C.2.1 then C.2.2 for a batch; a record failing step 1 is not paraphrased."""
-    first = _generate(lm, [sanitize_messages(t, domain) for t in texts], [derived_seed(s, 0) for s in seeds], temperature, max_new_tokens)
+    first = _generate(lm, [sanitize_messages(t, domain) for t in texts], [derive_seed(s, 0) for s in seeds], temperature, max_new_tokens)
     step1 = [resolve_hash_answer(a, on_missing_hash, hash_anywhere) for a in first]
     todo = [i for i, r in enumerate(step1) if r.text]  # "" (the 'empty' policy) is not paraphrased
-    second = _generate(lm, [paraphrase_messages(step1[i].text) for i in todo], [derived_seed(seeds[i], 1) for i in todo], temperature, max_new_tokens)
+    second = _generate(lm, [paraphrase_messages(step1[i].text) for i in todo], [derive_seed(seeds[i], 1) for i in todo], temperature, max_new_tokens)
     out = list(step1)
     for i, answer in zip(todo, second):
         res = resolve_paraphrase_answer(answer)
@@ -270,21 +247,6 @@ def sanitize_and_paraphrase(
 
 
 # ---- span abstraction ------------------------------------------------------------------------------
-_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+|\n+")
-
-
-def split_sentences(text: str) -> list[tuple[int, int]]:
-    """Character ranges of sentences (a regex splitter: offline, keeps offsets, no NLTK data)."""
-    bounds, start = [], 0
-    for m in _SENTENCE_END.finditer(text):
-        if m.start() > start:
-            bounds.append((start, m.start()))
-        start = m.end()
-    if start < len(text):
-        bounds.append((start, len(text)))
-    return [(a, b) for a, b in bounds if text[a:b].strip()]
-
-
 def merge_adjacent(spans: list[tuple[int, int, str]], sentence: str) -> list[tuple[int, int, str]]:
     """Merge spans of the same type separated only by whitespace (Dou's B-/I- grouping merges
     adjacent spans of one type); overlapping spans are merged whatever their types."""
@@ -310,7 +272,7 @@ def abstract_spans(
 ) -> list[SanitizeResult]:
     """Detect spans per sentence with ``detect`` (sentences -> (start, end, type) per sentence),
     rewrite each span with the LLM, rebuild the record keeping its original whitespace."""
-    sentence_ranges = [split_sentences(t) for t in texts]
+    sentence_ranges = [sentence_spans(t) for t in texts]
     flat = [(ri, a, b) for ri, ranges in enumerate(sentence_ranges) for a, b in ranges]
     detected = detect([texts[ri][a:b] for ri, a, b in flat]) if flat else []
     jobs = []  # (record, absolute start, absolute end, sentence, span text)
@@ -322,7 +284,7 @@ def abstract_spans(
     job_seeds = []
     for ri, *_ in jobs:
         span_no[ri] = span_no.get(ri, -1) + 1
-        job_seeds.append(derived_seed(seeds[ri], span_no[ri]))
+        job_seeds.append(derive_seed(seeds[ri], span_no[ri]))
     answers = _generate(lm, [span_messages(sent, span) for _, _, _, sent, span in jobs], job_seeds, temperature, max_new_tokens)
     status = [STATUS_OK] * len(texts)
     edits: dict[int, list[tuple[int, int, str]]] = {}

@@ -1,4 +1,5 @@
-"""Adversary knowledge: which k claims of each original record the attacker knows (seed 000 §2.1, A.3).
+"""Stage 2, the adversary's knowledge: which k claims of each original record the attacker knows
+(seed 000 §2.1, A.3), optionally paraphrased.
 
 Strategies:
 
@@ -10,10 +11,9 @@ Strategies:
   order). The choice for record i depends on every record before it.
 
 A record with at most k claims gives all of them to the adversary (and then has no claim left to
-score). The module is named ``adversary`` rather than ``aux``: ``aux.py`` is a reserved file name on
-Windows.
+score).
 
-Paraphrased knowledge (:class:`AuxParaphraser`) rewrites each known claim with the appendix C.2.2
+Paraphrased knowledge (:class:`KnowledgeParaphraser`) rewrites each known claim with the appendix C.2.2
 prompt, so linking cannot rely on verbatim overlap.
 """
 
@@ -22,26 +22,26 @@ from __future__ import annotations
 import logging
 import random
 import re
-from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
 
-from textleak.sanitization import record_seed
+from textleak.leakage.config import KNOWLEDGE_STRATEGIES, LeakageConfig
+from textleak.llm.base import UsesLLM
+from textleak.prompts import fill, load_prompt
+from textleak.text.seeds import derive_seed
 
 logger = logging.getLogger(__name__)
 
-AUX_STRATEGIES = ("random", "first", "last", "release_shuffle")
 
-
-def select_aux_indices(claim_counts: Sequence[int], k: int = 3, strategy: str = "random", seed: int = 0,
-                       record_indices: Sequence[int] | None = None) -> list[list[int]]:
+def select_known_indices(claim_counts: Sequence[int], k: int = 3, strategy: str = "random", seed: int = 0,
+                         record_indices: Sequence[int] | None = None, keep_one: bool = False) -> list[list[int]]:
     """Indices of the known claims of every record. ``record_indices`` (default 0..N-1) are the
     records' positions in the original dataset: they seed the per-record draw."""
     if k < 1:
         raise ValueError(f"k (known claims per record) must be >= 1, got {k}")
-    if strategy not in AUX_STRATEGIES:
-        raise ValueError(f"unknown aux strategy {strategy!r}; use one of {', '.join(AUX_STRATEGIES)}")
+    if strategy not in KNOWLEDGE_STRATEGIES:
+        raise ValueError(f"unknown knowledge strategy {strategy!r}; use one of {', '.join(KNOWLEDGE_STRATEGIES)}")
     idx = list(record_indices) if record_indices is not None else list(range(len(claim_counts)))
     out: list[list[int]] = []
     if strategy == "release_shuffle":
@@ -52,14 +52,16 @@ def select_aux_indices(claim_counts: Sequence[int], k: int = 3, strategy: str = 
             out.append(order[:k])
         return out
     for n, i in zip(claim_counts, idx):
-        if n <= k:
+        if keep_one and 1 < n <= k:
+            out.extend(select_known_indices([n], n - 1, strategy, seed, [i]))
+        elif n <= k:
             out.append(list(range(n)))
         elif strategy == "first":
             out.append(list(range(k)))
         elif strategy == "last":
             out.append(list(range(n - k, n)))
         else:
-            rng = np.random.default_rng(record_seed(seed, i, ""))
+            rng = np.random.default_rng(derive_seed(seed, "knowledge", i))
             out.append([int(j) for j in rng.choice(n, size=k, replace=False)])
     return out
 
@@ -81,7 +83,7 @@ def parse_paraphrase(reply: str | None) -> str:
     return re.sub(r"^(?:paraphrased text|text)\s*:\s*", "", text, flags=re.I).strip()
 
 
-class AuxParaphraser:
+class KnowledgeParaphraser(UsesLLM):
     """Paraphrase known claims with the C.2.2 prompt (one call per claim, cached by the LLM layer).
 
     A reply that parses to nothing leaves the claim verbatim, logged: the adversary then knows more,
@@ -92,20 +94,10 @@ class AuxParaphraser:
         self.llm = llm
         self.max_new_tokens = max_new_tokens
         self.temperature = temperature
-        self._lm = None
         self.failures = 0
 
-    @property
-    def lm(self):
-        if self._lm is None:
-            from textleak.llm import load_llm
-
-            self._lm = load_llm(self.llm)
-        return self._lm
-
     def prompt(self, claim: str) -> str:
-        template = (Path(__file__).resolve().parent / "prompts" / "paraphrase_aux.txt").read_text(encoding="utf-8")
-        return template.strip().replace("{document}", claim)
+        return fill(load_prompt("paraphrase_aux"), document=claim)
 
     def paraphrase(self, claims: Sequence[str], seeds: Sequence[int]) -> list[str]:
         if not claims:
@@ -126,3 +118,20 @@ class AuxParaphraser:
     def describe(self) -> dict[str, Any]:
         model = self.llm if isinstance(self.llm, str) else getattr(self.llm, "describe", lambda: repr(self.llm))()
         return {"llm": model, "max_new_tokens": self.max_new_tokens, "temperature": self.temperature}
+
+
+def choose_knowledge(claims: Sequence[Sequence[str]], active: Sequence[int], config: LeakageConfig
+                     ) -> tuple[list[list[int]], list[list[str]], "KnowledgeParaphraser | None"]:
+    """(indices of the known claims, the known claims as the adversary holds them, the paraphraser
+    when paraphrasing) for every original record."""
+    known_idx = select_known_indices([len(c) for c in claims], k=config.k, strategy=config.knowledge, seed=config.seed,
+                                     keep_one=config.short_records == "reduce_k")
+    known = [[claims[i][j] for j in known_idx[i]] for i in range(len(claims))]
+    paraphraser = None
+    if config.paraphrase_knowledge:
+        paraphraser = KnowledgeParaphraser(llm=config.llm if config.llm is not None else "embedded")
+        flat = [(i, n) for i in active for n in range(len(known[i]))]
+        para = paraphraser.paraphrase([known[i][n] for i, n in flat], [derive_seed(config.seed, "paraphrase", i, n) for i, n in flat])
+        for (i, n), p in zip(flat, para):
+            known[i][n] = p
+    return known_idx, known, paraphraser

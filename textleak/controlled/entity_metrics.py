@@ -26,9 +26,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Sequence
 
-from rouge_score import rouge_scorer
 
 BOUNDARIES = ("edge", "word")
 
@@ -200,7 +199,7 @@ def corpus_leakage(predictions: Sequence[str], entities: Iterable[str], boundary
     )
 
 
-_SCORER: dict[bool, rouge_scorer.RougeScorer] = {}
+_SCORER: dict[bool, Any] = {}
 
 
 def max_rouge(predictions: Sequence[str], references: Sequence["str | Sequence[str]"], use_stemmer: bool = True) -> dict:
@@ -212,7 +211,11 @@ def max_rouge(predictions: Sequence[str], references: Sequence["str | Sequence[s
     """
     if len(predictions) != len(references):
         raise ValueError(f"{len(predictions)} predictions but {len(references)} reference entries")
-    scorer = _SCORER.setdefault(use_stemmer, rouge_scorer.RougeScorer(["rouge2", "rougeL"], use_stemmer=use_stemmer))
+    if use_stemmer not in _SCORER:
+        from rouge_score import rouge_scorer
+
+        _SCORER[use_stemmer] = rouge_scorer.RougeScorer(["rouge2", "rougeL"], use_stemmer=use_stemmer)
+    scorer = _SCORER[use_stemmer]
     best2, bestl = [], []
     for i, (pred, refs) in enumerate(zip(predictions, references)):
         refs = [refs] if isinstance(refs, str) else list(refs)

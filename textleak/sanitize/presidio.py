@@ -179,6 +179,20 @@ def _age_recognizer():
     )
 
 
+class _OtherLanguageRecognizers(logging.Filter):
+    """Presidio warns once per recognizer of a language the registry does not serve (11 lines per
+    load for an English registry); that is the intended configuration, not a problem."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not record.getMessage().startswith("Recognizer not added to registry because language is not supported")
+
+
+def _quiet_other_language_recognizers() -> None:
+    presidio_logger = logging.getLogger("presidio-analyzer")
+    if not any(isinstance(f, _OtherLanguageRecognizers) for f in presidio_logger.filters):
+        presidio_logger.addFilter(_OtherLanguageRecognizers())
+
+
 class PresidioEngine:
     """Presidio analyzer + anonymizer with an explicitly loaded spaCy model. Built lazily on first use.
 
@@ -207,6 +221,7 @@ class PresidioEngine:
     def load(self) -> "PresidioEngine":
         if self._analyzer is not None:
             return self
+        _quiet_other_language_recognizers()
         from presidio_analyzer import AnalyzerEngine, RecognizerRegistry
         from presidio_analyzer.nlp_engine import NerModelConfiguration, SpacyNlpEngine
         from presidio_anonymizer import AnonymizerEngine

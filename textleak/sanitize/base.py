@@ -1,5 +1,10 @@
 """The base of every sanitizer: a callable that ``datasets.map`` can batch, hash and parallelise.
 
+A new sanitizer is one file and one registration (``@textleak.registry.sanitizers.register("name")``);
+the built-ins live in the top-level ``sanitizers`` package, which registers them through the
+``textleak.sanitizers`` entry point. Capabilities are class attributes: ``needs_llm`` (it takes an
+``llm`` option), ``requires_fit`` (it must see the private corpus first).
+
 Rules it enforces (see ``../shared/specs/hf-evaluate-datasets-conventions.md`` section 4):
 
 - configuration in ``__init__``, no work there; models load lazily on first call;
@@ -17,12 +22,12 @@ Usage::
 
 from __future__ import annotations
 
-import hashlib
 import logging
 from dataclasses import dataclass
 from typing import Any, Sequence
 
 from textleak._version import __version__
+from textleak.text.seeds import record_seed
 
 logger = logging.getLogger(__name__)
 
@@ -53,12 +58,6 @@ def screen_text(text: str, max_chars: int | None) -> "SanitizeResult | None":
     return None
 
 
-def record_seed(base_seed: int, index: int | None, text: str) -> int:
-    """A 63-bit seed for one record: from its index when known, else from its content."""
-    tag = f"{base_seed}:idx:{index}" if index is not None else f"{base_seed}:txt:{text}"
-    return int.from_bytes(hashlib.sha256(tag.encode("utf-8")).digest()[:8], "big") >> 1
-
-
 class Sanitizer:
     """Subclasses set ``name`` and ``VERSION`` and implement :meth:`sanitize_batch`.
 
@@ -69,6 +68,8 @@ class Sanitizer:
 
     name: str = "base"
     VERSION: str = "1"
+    #: True when the sanitizer takes an ``llm`` option (``--llm`` reaches it).
+    needs_llm: bool = False
 
     def __init__(self, output_column: str = "sanitized", status_column: str = "sanitize_status", seed: int = 0):
         self.output_column = output_column
@@ -136,34 +137,14 @@ class Sanitizer:
         return f"{type(self).__name__}({args})"
 
 
-# ---- by name (used by `textleak sanitize` and `textleak evaluate --sanitizer`) ----------------------
+# ---- by name (used by `textleak sanitize`, `textleak evaluate --sanitizer` and the study) ---------------
 def create_sanitizer(name: str, llm: "str | None" = None, **options: Any) -> Sanitizer:
-    """A registered sanitizer by name (``textleak.sanitizers`` entry points), configured by ``options``.
+    """A registered sanitizer by name (``textleak.registry.sanitizers``), configured by ``options``.
 
-    ``llm`` is passed only to sanitizers that take one; giving it to one that does not is an error.
+    ``llm`` goes to sanitizers that use one (``needs_llm``); giving it to one that does not is an error.
     """
-    import inspect
+    from textleak.registry import sanitizers
 
-    from textleak.registry import sanitizers as registry
-
-    cls = registry.get(name)
-    params = inspect.signature(cls).parameters
-    if llm is not None:
-        if "llm" not in params:
-            raise ValueError(f"sanitizer {name!r} does not use an LLM (--llm given)")
-        options["llm"] = llm
-    unknown = sorted(k for k in options if k not in params)
-    if unknown and not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
-        raise ValueError(f"sanitizer {name!r} has no option(s) {unknown}; options: {sorted(k for k in params if k != 'self')}")
-    return cls(**options)
-
-
-def apply_sanitizer(dataset: Any, sanitizer: Sanitizer, text_column: str = "text", num_proc: int | None = None,
-                    batch_size: int = 64, load_from_cache_file: bool | None = None) -> Any:
-    """``dataset.map`` with the sanitizer: batched, index-seeded, input column kept, a progress bar."""
-    if text_column not in dataset.column_names:
-        raise KeyError(f"no column {text_column!r} in the dataset; columns: {dataset.column_names}")
-    return dataset.map(
-        sanitizer, batched=True, batch_size=batch_size, input_columns=text_column, with_indices=True,
-        num_proc=num_proc, load_from_cache_file=load_from_cache_file, desc=f"sanitize ({sanitizer.name})",
-    )
+    if llm is not None and not getattr(sanitizers.get(name), "needs_llm", False):
+        raise ValueError(f"sanitizer {name!r} does not use an LLM (--llm given)")
+    return sanitizers.build(name, llm=llm, **options)

@@ -25,7 +25,9 @@ import numpy as np
 logger = logging.getLogger(__name__)
 
 LABELS = (1, 2, 3)
-CALIBRATION_SET = Path(__file__).resolve().parent / "data" / "judge_calibration.jsonl"
+CALIBRATION_SET = Path(__file__).resolve().parent.parent / "data" / "judge_calibration.jsonl"
+#: hand-written evaluation set (issue 13): 13 categories of (claim, sanitized document) pairs, see docs/judge_eval_set.md
+EVAL_SET = Path(__file__).resolve().parent.parent / "data" / "judge_eval.jsonl"
 
 
 # ---- measures -------------------------------------------------------------------------------------
@@ -109,6 +111,7 @@ class AgreementReport:
     mean_score_gold: float
     judge: dict[str, Any] = field(default_factory=dict)
     per_domain: dict[str, dict[str, float]] = field(default_factory=dict)
+    per_category: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
     def coverage(self) -> float:
@@ -142,11 +145,53 @@ class AgreementReport:
             lines += ["", "| domain | n | Spearman | Cohen's kappa (linear) | accuracy |", "|---|---|---|---|---|"]
             for domain, d in sorted(self.per_domain.items()):
                 lines.append(f"| {domain} | {d['n']:.0f} | {d['spearman']:.4f} | {d['cohen_kappa_linear']:.4f} | {d['accuracy']:.4f} |")
+        if self.per_category:
+            lines += ["", "| category | n | accuracy | judge rated 1/2/3 | gold 1/2/3 |", "|---|---|---|---|---|"]
+            for category, c in sorted(self.per_category.items()):
+                lines.append(
+                    f"| {category} | {c['n']} | {c['accuracy']:.4f} | {'/'.join(map(str, c['judge_counts']))} | {'/'.join(map(str, c['gold_counts']))} |"
+                )
         return "\n".join(lines)
 
 
-def agreement(gold: Sequence[int], predicted: Sequence[int | None], judge: dict[str, Any] | None = None, domains: Sequence[str] | None = None) -> AgreementReport:
-    """Compare predicted ratings (``None`` = unparsed, counted then excluded) with gold ratings."""
+def per_category_accuracy(gold: Sequence[int], predicted: Sequence[int | None], categories: Sequence[str | None]) -> dict[str, dict[str, Any]]:
+    """Accuracy per item category on the parsed items, with the judge's and gold's rating counts.
+
+    Items without a category (``None`` or ``""``) are left out; unparsed ratings are counted in
+    ``n_unparsed`` and excluded from the accuracy, as in :func:`agreement`.
+    """
+    if not len(gold) == len(predicted) == len(categories):
+        raise ValueError(f"per_category_accuracy needs equal lengths, got {len(gold)}, {len(predicted)}, {len(categories)}")
+    groups: dict[str, list[int]] = defaultdict(list)
+    for i, c in enumerate(categories):
+        if c:
+            groups[str(c)].append(i)
+    out: dict[str, dict[str, Any]] = {}
+    for category, idx in groups.items():
+        parsed = [i for i in idx if predicted[i] is not None]
+        g = [int(gold[i]) for i in parsed]
+        p = [int(predicted[i]) for i in parsed]  # type: ignore[arg-type]
+        out[category] = {
+            "n": len(parsed),
+            "n_unparsed": len(idx) - len(parsed),
+            "accuracy": float(np.mean([a == b for a, b in zip(g, p)])) if parsed else float("nan"),
+            "judge_counts": [p.count(label) for label in LABELS],
+            "gold_counts": [g.count(label) for label in LABELS],
+        }
+    return out
+
+
+def agreement(
+    gold: Sequence[int],
+    predicted: Sequence[int | None],
+    judge: dict[str, Any] | None = None,
+    domains: Sequence[str] | None = None,
+    categories: Sequence[str | None] | None = None,
+) -> AgreementReport:
+    """Compare predicted ratings (``None`` = unparsed, counted then excluded) with gold ratings.
+
+    ``domains`` and ``categories`` (optional, one per item) add per-domain figures and per-category
+    accuracy to the report."""
     if len(gold) != len(predicted):
         raise ValueError(f"{len(gold)} gold labels for {len(predicted)} predictions")
     for i, g in enumerate(gold):
@@ -184,6 +229,7 @@ def agreement(gold: Sequence[int], predicted: Sequence[int | None], judge: dict[
         mean_score_gold=float(np.mean([(x - 1) / 2 for x in g])) if g else float("nan"),
         judge=dict(judge or {}),
         per_domain=per_domain,
+        per_category=per_category_accuracy(gold, predicted, categories) if categories is not None and any(categories) else {},
     )
 
 
@@ -202,7 +248,7 @@ class LabelledClaim:
 def load_labelled_claims(path: str | Path | None = None, split: str | None = None) -> list[LabelledClaim]:
     """Read a JSONL file of ``{"claim", "document", "gold" (or "rating"), "domain"?, "split"?}``.
 
-    ``path=None`` reads the shipped calibration set. ``split`` keeps only items with that ``split``
+    ``path=None`` reads the shipped calibration set (:data:`EVAL_SET` is the hand-written evaluation set). ``split`` keeps only items with that ``split``
     field (``"train"``/``"test"``); ``None`` or ``"all"`` keeps everything.
     """
     path = Path(path) if path is not None else CALIBRATION_SET
@@ -262,13 +308,17 @@ def rate_labelled(judge: Any, items: Sequence[LabelledClaim], seed: int = 0) -> 
 def evaluate_judge(judge: Any, items: Sequence[LabelledClaim], seed: int = 0) -> AgreementReport:
     """Rate every labelled claim with ``judge`` and compare with gold."""
     predicted = rate_labelled(judge, items, seed)
-    return agreement([it.gold for it in items], predicted, judge=judge.describe(), domains=[it.domain for it in items])
+    return agreement(
+        [it.gold for it in items], predicted, judge=judge.describe(), domains=[it.domain for it in items], categories=[it.category for it in items]
+    )
 
 
 # ---- threshold calibration -------------------------------------------------------------------------
 def ratings_from_thresholds(similarities: Iterable[float], t1: float, t2: float) -> list[int]:
-    """s >= t1 -> 1, t2 <= s < t1 -> 2, else 3."""
-    return [1 if s >= t1 else 2 if s >= t2 else 3 for s in similarities]
+    """s >= t1 -> 1, t2 <= s < t1 -> 2, else 3 (:func:`textleak.judges.base.threshold_ratings`)."""
+    from textleak.judges.base import threshold_ratings
+
+    return [int(r) for r in threshold_ratings(list(similarities), t1, t2)]
 
 
 def _linear_kappa(gold: np.ndarray, pred: np.ndarray) -> float:
@@ -295,6 +345,8 @@ def calibrate_thresholds(
     higher Spearman, then to the smaller thresholds, which rate more claims as leaked (fail toward
     leakage). Returns ``(t1, t2, kappa)``.
     """
+    from textleak.judges.base import threshold_ratings
+
     if grid is None:
         grid = [round(x, 3) for x in np.arange(0.05, 1.0001, 0.01)]
     sims = np.asarray(similarities, dtype=float)
@@ -306,7 +358,7 @@ def calibrate_thresholds(
         for t2 in grid:
             if t2 >= t1:
                 continue
-            pred = np.where(sims >= t1, 1, np.where(sims >= t2, 2, 3))
+            pred = threshold_ratings(sims, t1, t2)
             if cap_arr is not None:
                 pred = np.maximum(pred, cap_arr)
             kappa = _linear_kappa(gold_arr, pred)

@@ -1,6 +1,8 @@
-"""Control codes: the conditioning prefix that synthesis-by-fine-tuning puts before each record.
+"""Conditioning templates: the prefix that synthesis-by-fine-tuning puts before each record.
 
-Yue et al. (2023) prepend a categorical "control code" to every private record before fine-tuning
+The papers call it a "control code" (the ``control_code=`` option keeps their word); the class is
+:class:`ConditioningTemplate` so it is not confused with seed 004's entity control codes
+(:class:`textleak.controlled.control_codes.ControlCode`). Yue et al. (2023) prepend a categorical "control code" to every private record before fine-tuning
 and generate new records from control codes alone. Seed 000 (appendix A.2) conditions MedQA records
 on their question and answer and leaves WildChat uncontrolled. Two spellings exist:
 
@@ -32,7 +34,7 @@ NAMED_CONTROL_CODES: dict[str, tuple[str | None, str]] = {
 
 
 @dataclass(frozen=True)
-class ControlCode:
+class ConditioningTemplate:
     """A template over record fields; ``render(record)`` is the prompt that precedes the record text.
 
     ``template=None`` means uncontrolled generation: the prompt is the empty string.
@@ -72,20 +74,20 @@ class ControlCode:
         return {"template": self.template, "separator": self.separator}
 
 
-def resolve_control_code(spec: "str | ControlCode | None") -> ControlCode:
-    """``"paper"``, ``"release"``, ``"none"``/``None``, a ControlCode, or a custom template string
+def resolve_template(spec: "str | ConditioningTemplate | None") -> ConditioningTemplate:
+    """``"paper"``, ``"release"``, ``"none"``/``None``, a ConditioningTemplate, or a custom template string
     (rendered, then followed by a newline)."""
-    if isinstance(spec, ControlCode):
+    if isinstance(spec, ConditioningTemplate):
         return spec
     if spec is None:
-        return ControlCode(None, "")
+        return ConditioningTemplate(None, "")
     if not isinstance(spec, str):
-        raise TypeError(f"control_code must be a name, a template string or a ControlCode, got {type(spec).__name__}")
+        raise TypeError(f"control_code must be a name, a template string or a ConditioningTemplate, got {type(spec).__name__}")
     if spec in NAMED_CONTROL_CODES:
         template, separator = NAMED_CONTROL_CODES[spec]
-        return ControlCode(template, separator)
+        return ConditioningTemplate(template, separator)
     if "{" not in spec:
         raise ValueError(
             f"control_code {spec!r} is neither a known name ({', '.join(NAMED_CONTROL_CODES)}) nor a template with {{field}} slots"
         )
-    return ControlCode(spec, "" if spec.endswith("\n") else "\n")
+    return ConditioningTemplate(spec, "" if spec.endswith("\n") else "\n")

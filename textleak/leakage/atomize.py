@@ -1,0 +1,95 @@
+"""Stage 1: the claims of every record, cached by (atomizer settings, text).
+
+The original set is atomized once and reused for every sanitizer evaluated against it; an
+interrupted run resumes where it stopped (each finished batch is cached).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from dataclasses import dataclass
+from typing import Sequence
+
+from textleak.atomizers import Atomizer
+from textleak.registry import atomizers
+from textleak.cache import DiskCache, cached_map, content_hash
+from textleak.leakage.config import LeakageConfig
+from textleak.text.language import detect_language
+
+logger = logging.getLogger(__name__)
+
+
+def atomizer_for(config: LeakageConfig) -> Atomizer:
+    """The configured atomizer; the pipeline's ``llm`` reaches it only when it uses one."""
+    return atomizers.build(config.atomizer, llm=config.llm, strict_llm=False, **config.atomizer_options)
+
+
+def atomize_records(
+    texts: Sequence[str],
+    atomizer: Atomizer,
+    seeds: Sequence[int] | None = None,
+    cache: DiskCache | None = None,
+    batch_size: int = 64,
+    progress: bool = False,
+    desc: str = "atomizing",
+) -> list[list[str]]:
+    """Claims of every text, cached by (atomizer settings, text): computed once, reused across
+    sanitizers and runs; saved batch by batch, so an interrupted run resumes."""
+    cache = cache if cache is not None else DiskCache("claims")
+    settings = atomizer.describe()
+    keys = [content_hash("claims", settings, t) for t in texts]
+    seeds = list(seeds) if seeds is not None else list(range(len(texts)))
+    found = cached_map(keys, lambda chunk: atomizer.atomize([texts[i] for i in chunk], [seeds[i] for i in chunk]), cache,
+                       chunk_size=batch_size, progress=progress, desc=desc, unit="rec")
+    return [list(c) for c in found]
+
+
+def atomize_originals(originals: Sequence[str], active: Sequence[int], atomizer: Atomizer, config: LeakageConfig,
+                      original_claims: Sequence[Sequence[str]] | None = None) -> list[list[str]]:
+    """Claims of every original (empty lists for the originals that are not evaluated), or the
+    caller's precomputed ``original_claims``."""
+    if original_claims is not None:
+        if len(original_claims) != len(originals):
+            raise ValueError(f"{len(original_claims)} claim lists for {len(originals)} originals")
+        return [list(c) for c in original_claims]
+    claims: list[list[str]] = [[] for _ in originals]
+    got = atomize_records([originals[i] for i in active], atomizer, seeds=list(active),
+                          cache=DiskCache("claims", enabled=config.use_cache), progress=config.progress, desc="atomizing originals")
+    for i, c in zip(active, got):
+        claims[i] = c
+    return claims
+
+
+@dataclass
+class Languages:
+    """The language guess of every original (None where not evaluated) and the counts the report
+    carries: records not in English, and records the atomizer could only split on punctuation."""
+
+    labels: list[str | None]
+    n_non_english: int
+    n_fallback: int
+
+
+def record_languages(originals: Sequence[str], active: Sequence[int], atomizer: Atomizer | None) -> Languages:
+    """Guess the language of every evaluated original (:func:`textleak.text.language.detect_language`)
+    and warn when some are not English: the rule atomizer only splits them on sentence punctuation
+    (``atomizer.route``), so they give fewer, coarser claims. ``atomizer`` is None for precomputed
+    claims (nothing fell back)."""
+    labels: list[str | None] = [None] * len(originals)
+    fallback = 0
+    route = getattr(atomizer, "route", None)
+    for i in active:
+        labels[i] = detect_language(originals[i]).language
+        if route is not None and route(originals[i]) != "rules":
+            fallback += 1
+    others = Counter(labels[i] for i in active if labels[i] != "en")
+    n_other = sum(others.values())
+    if n_other:
+        names = ", ".join(f"{lang} {n}" for lang, n in others.most_common())
+        logger.warning(
+            "%d of %d records are not in English (%s); %s", n_other, len(active), names,
+            f"the rule atomizer split {fallback} of them on sentence punctuation only (its rules are English): fewer, "
+            "coarser claims; atomizer='llm' reads other languages" if fallback else
+            f"atomizer {getattr(atomizer, 'name', 'precomputed')!r} handled them")
+    return Languages(labels, n_other, fallback)

@@ -1,0 +1,153 @@
+"""BM25 linking with bm25s (pure Python + numpy, no JDK), Lucene settings as the paper's Pyserini."""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import Any, Sequence
+
+import numpy as np
+
+from textleak.linkers.base import Linker, top_hits
+from textleak.registry import linkers
+
+# Lucene's default English stop words (EnglishAnalyzer.ENGLISH_STOP_WORDS_SET), 33 words.
+LUCENE_STOPWORDS = frozenset(
+    "a an and are as at be but by for if in into is it no not of on or such that the their then there these "
+    "they this to was will with".split()
+)
+assert len(LUCENE_STOPWORDS) == 33
+
+_TOKEN = re.compile(r"[^\W_]+(?:[.,][^\W_]+)*")
+
+
+class LuceneLikeTokenizer:
+    """Lower-case word tokens (numbers like 38.4 and 8,900 kept whole, as Lucene's StandardTokenizer
+    does), stop words removed, then stemmed with PyStemmer (memoised per distinct token)."""
+
+    def __init__(self, stemmer: str | None = "porter", stopwords: "str | Sequence[str] | None" = "lucene"):
+        self.stemmer = stemmer
+        if stopwords == "lucene":
+            self.stopwords = LUCENE_STOPWORDS
+        elif stopwords in (None, "none"):
+            self.stopwords = frozenset()
+        elif isinstance(stopwords, str):
+            raise ValueError(f"stopwords must be 'lucene', None or a list of words, got {stopwords!r}")
+        else:
+            self.stopwords = frozenset(w.lower() for w in stopwords)
+        self._stems: dict[str, str] = {}
+        self._stemmer = None
+
+    def __call__(self, texts: Sequence[str]) -> list[list[str]]:
+        docs = [[t for t in _TOKEN.findall(text.lower()) if t not in self.stopwords] for text in texts]
+        if self.stemmer:
+            if self._stemmer is None:
+                import Stemmer
+
+                self._stemmer = Stemmer.Stemmer(self.stemmer)
+            new = sorted({t for d in docs for t in d if t not in self._stems})
+            if new:
+                self._stems.update(zip(new, self._stemmer.stemWords(new)))
+            # a possessive "'s" leaves "s", which stems to "": dropped, as Lucene's possessive filter drops it
+            docs = [[self._stems[t] for t in d if self._stems[t]] for d in docs]
+        return docs
+
+
+@linkers.register("bm25")
+class BM25Linker(Linker):
+    """BM25 linking with bm25s (pure Python + numpy, no JDK).
+
+    Defaults reproduce the paper: whole-document index, the k known claims concatenated into one query,
+    Lucene BM25 with k1=0.9, b=0.4, Porter stemming and Lucene's 33 stop words.
+    ``BM25Linker.release()`` gives the released code's variant: claim-level index, one query per known
+    claim, top-1 hit each, 0.95 vote.
+    """
+
+    name = "bm25"
+
+    def __init__(self, index: str = "document", query: str = "concat", k1: float = 0.9, b: float = 0.4,
+                 method: str = "lucene", stemmer: str | None = "porter", stopwords: "str | Sequence[str] | None" = "lucene",
+                 vote_threshold: float = 0.95, hits_per_query: int = 1, top_k: int = 10):
+        super().__init__(query, vote_threshold, hits_per_query, top_k)
+        if index not in ("document", "claims"):
+            raise ValueError(f"index must be 'document' (paper) or 'claims' (released code), got {index!r}")
+        self.index = index
+        self.k1 = k1
+        self.b = b
+        self.method = method
+        self.stemmer = stemmer
+        self.stopwords = stopwords
+        self._tokenizer = LuceneLikeTokenizer(stemmer, stopwords)
+        self._retriever = None
+        self._owner: np.ndarray | None = None
+
+    @property
+    def needs_claims(self) -> bool:  # type: ignore[override]
+        return self.index == "claims"
+
+    @classmethod
+    def release(cls, **overrides: Any) -> "BM25Linker":
+        return cls(**{"index": "claims", "query": "vote", "hits_per_query": 1, **overrides})
+
+    def fit(self, documents: Sequence[str], document_claims: Sequence[Sequence[str]] | None = None) -> "BM25Linker":
+        import bm25s
+
+        if logging.getLogger("bm25s").getEffectiveLevel() < logging.INFO:
+            logging.getLogger("bm25s").setLevel(logging.INFO)  # its per-call debug lines drown the CLI's log
+        if self.index == "claims":
+            if document_claims is None:
+                raise ValueError("a claim-level BM25 index needs the sanitized records' claims (document_claims)")
+            passages = [c for claims in document_claims for c in claims]
+            owner = [i for i, claims in enumerate(document_claims) for _ in claims]
+        else:
+            passages, owner = list(documents), list(range(len(documents)))
+        self._n_docs = len(documents)
+        self._owner = np.asarray(owner, dtype=np.int64)
+        self._n_passages = len(passages)
+        if not passages:
+            self._n_docs = 0
+            return self
+        tokens = self._tokenizer(passages)
+        self._retriever = None
+        if any(tokens):  # a pool of empty records has nothing to match
+            self._retriever = bm25s.BM25(method=self.method, k1=self.k1, b=self.b)
+            self._retriever.index(tokens, show_progress=False)
+        return self
+
+    def _search(self, queries: Sequence[str], k: int) -> list[list[tuple[int, float]]]:
+        """Exact BM25 scores of every passage (bm25s ``get_scores``; query terms the index has never
+        seen are left out, as Lucene does), best first, equal scores toward the lower record id as
+        Lucene breaks them; every record tied with the k-th is kept so ties can be counted."""
+        tokens = self._tokenizer(queries)
+        out: list[list[tuple[int, float]]] = [[] for _ in queries]
+        if self._retriever is None:
+            return out
+        vocab = self._retriever.vocab_dict
+        for i, query in enumerate(tokens):
+            ids = [vocab[t] for t in query if t and t in vocab]
+            if not ids:
+                continue
+            scores = self._retriever.get_scores_from_ids(ids)
+            if self.index == "claims":  # several passages per record: each record's best passage
+                best = np.zeros(self._n_docs, dtype=scores.dtype)
+                np.maximum.at(best, self._owner, scores)
+                scores = best
+            out[i] = top_hits(scores, k)
+        return out
+
+    def describe(self) -> dict[str, Any]:
+        return {**super().describe(), "index": self.index, "k1": self.k1, "b": self.b, "method": self.method,
+                "stemmer": self.stemmer, "stopwords": self.stopwords if isinstance(self.stopwords, (str, type(None))) else sorted(self.stopwords),
+                "library": "bm25s"}
+
+
+@linkers.register("bm25-release", aliases=("bm25_release",))
+class ReleaseBM25Linker(BM25Linker):
+    """The released code's BM25 variant: claim-level index, one query per known claim, top-1 hit
+    each, 0.95 vote (:meth:`BM25Linker.release` with its defaults)."""
+
+    name = "bm25-release"
+    needs_claims = True
+
+    def __init__(self, index: str = "claims", query: str = "vote", hits_per_query: int = 1, **options: Any):
+        super().__init__(index=index, query=query, hits_per_query=hits_per_query, **options)

@@ -1,0 +1,111 @@
+"""A cheap guess of a record's script and language, so that text the English rules cannot read takes a
+documented path instead of silently producing few or no claims.
+
+Two tests, no model:
+
+1. the **script** of the majority of the letters (Unicode character names: LATIN, CJK, HIRAGANA,
+   THAI, ARABIC, CYRILLIC, ...), and whether that script separates words with spaces (Chinese,
+   Japanese, Thai, Lao, Khmer and Burmese do not);
+2. for Latin text, a **stop-word test**: short lists of function words of English, French, Spanish,
+   German, Portuguese, Italian and Dutch are counted among the words (links and e-mail addresses left
+   out); another language wins with at least 2 hits and more than twice the English hits, so a name,
+   a code or a product sheet with no function word counts as English.
+
+The rule atomizer (:mod:`textleak.atomizers.rules`) routes on this guess and the leakage pipeline
+counts the records that are not English (``LeakageReport.n_non_english``).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from functools import lru_cache
+
+#: scripts written without spaces between words: sentences split on their punctuation only
+UNSEGMENTED_SCRIPTS = frozenset({"han", "kana", "thai", "lao", "khmer", "myanmar", "tibetan"})
+_SCRIPT_PREFIXES = {
+    "LATIN": "latin", "CJK": "han", "HIRAGANA": "kana", "KATAKANA": "kana", "HANGUL": "hangul", "THAI": "thai",
+    "LAO": "lao", "KHMER": "khmer", "MYANMAR": "myanmar", "TIBETAN": "tibetan", "ARABIC": "arabic",
+    "CYRILLIC": "cyrillic", "GREEK": "greek", "HEBREW": "hebrew", "DEVANAGARI": "devanagari", "BENGALI": "bengali",
+    "TAMIL": "tamil", "TELUGU": "telugu", "GUJARATI": "gujarati", "GURMUKHI": "gurmukhi", "ARMENIAN": "armenian",
+    "GEORGIAN": "georgian", "ETHIOPIC": "ethiopic", "SINHALA": "sinhala", "KANNADA": "kannada", "MALAYALAM": "malayalam",
+}
+_MAX_LETTERS = 4000  # enough letters to decide; long records are not read to the end
+_MAX_CHARS_STOP_WORDS = 8000  # likewise for the stop-word test
+
+# Function words that are frequent in one language and not words of the others (so "a", "in", "son"
+# and "die" are left out). English wins ties; no hit at all counts as English.
+_STOP_WORDS = {
+    "en": set("the and of to is was with for that this are were has have had his her she he it not you your my "
+              "i we they what how please can from which will would be been on at as by an or".split()),
+    "fr": set("le la les des du de une est et je vous nous il elle dans sur avec pas qui que au aux ce cet cette "
+              "ces mon ma mes sont être avoir quels quel quelle très mais où moi".split()),
+    "es": set("el los las del una es y que por para con pero como mi su sus está yo usted muy".split()),
+    "de": set("der das und ist nicht ich sie mit auf für den dem ein eine wir ihr sind zu von".split()),
+    "pt": set("os um uma é não que para por dos das eu você seu sua são muito".split()),
+    "it": set("il lo gli della che è con una sono mi ti sua suo del".split()),
+    "nl": set("het een en van niet ik je jij wij voor op zijn dat".split()),
+}
+_NOT_WORDS = re.compile(r"https?://\S+|www\.\S+|\S+@\S+|\S+\.(?:com|org|net|io)\b", re.IGNORECASE)
+_LATIN_WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
+
+
+@dataclass(frozen=True)
+class LanguageGuess:
+    """``script``: the majority script of the letters ("latin", "han", "cyrillic", ..., "none" when
+    there is no letter); ``language``: the stop-word winner for Latin text ("en", "fr", ...), the
+    script name otherwise; ``segmented``: words are separated by spaces; ``non_latin_share``: the
+    share of letters outside the Latin script."""
+
+    script: str
+    language: str
+    segmented: bool
+    non_latin_share: float
+
+    @property
+    def english(self) -> bool:
+        return self.language == "en"
+
+
+@lru_cache(maxsize=65536)
+def char_script(char: str) -> str:
+    """The script of one letter ("latin", "han", "arabic", ..., "other")."""
+    name = unicodedata.name(char, "")
+    return _SCRIPT_PREFIXES.get(name.split(" ", 1)[0], "other") if name else "other"
+
+
+def latin_language(text: str) -> str:
+    """The stop-word test on Latin text (links and e-mail addresses left out): another language wins
+    only with at least 2 hits and more than twice the English hits; otherwise "en"."""
+    counts = dict.fromkeys(_STOP_WORDS, 0)
+    for m in _LATIN_WORD.finditer(_NOT_WORDS.sub(" ", text[:_MAX_CHARS_STOP_WORDS].lower())):
+        w = m.group(0)
+        for lang, words in _STOP_WORDS.items():
+            if w in words:
+                counts[lang] += 1
+    other = max((lang for lang in counts if lang != "en"), key=lambda lang: counts[lang])
+    return other if counts[other] >= 2 and counts[other] > 2 * counts["en"] else "en"
+
+
+def detect_language(text: str) -> LanguageGuess:
+    """The script and (for Latin text) the language of ``text``; see the module docstring."""
+    if text.isascii():
+        has_letter = any(ch.isalpha() for ch in text)
+        return LanguageGuess("latin", latin_language(text), True, 0.0) if has_letter else LanguageGuess("none", "en", True, 0.0)
+    counts: dict[str, int] = {}
+    seen = 0
+    for ch in text:
+        if ch.isalpha():
+            s = char_script(ch)
+            counts[s] = counts.get(s, 0) + 1
+            seen += 1
+            if seen >= _MAX_LETTERS:
+                break
+    if not seen:
+        return LanguageGuess("none", "en", True, 0.0)
+    script = max(counts, key=lambda s: (counts[s], s == "latin"))
+    non_latin = 1.0 - counts.get("latin", 0) / seen
+    if script == "latin":
+        return LanguageGuess("latin", latin_language(text), True, non_latin)
+    return LanguageGuess(script, script, script not in UNSEGMENTED_SCRIPTS, non_latin)
