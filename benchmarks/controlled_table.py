@@ -1,21 +1,34 @@
-"""Seed 004 table 1 at CPU scale: entity leakage of six ways to make synthetic text from private records.
+"""Seed 004 table 1 at CPU scale: entity leakage of six ways to make synthetic text from private
+records, with at least 50 generations per row and bootstrap intervals.
 
 Rows: baseline ICL (three texts, no codes), ICL (codes), ICL + blocking (the contexts' private values
 banned), prefix tuning, prefix tuning + masking (contrastive + KL, paper weights 1/1/1), and a DP-SGD
 baseline (LoRA fine-tuning at epsilon 8 through ``textleak.synthesis.SyntheticData``, conditioned on
 the same entity control codes, generating from fictional ones). Columns: PIPP, ELP (percent, as the
-paper prints them), ROUGE-2, ROUGE-L, plus failures and wall time.
+paper prints them) and ROUGE-2/ROUGE-L, each with a 95% bootstrap interval over the generations.
 
-ICL rows use the ICL setting (each generation against its own three contexts); the prefix and DP
-rows the fine-tuning setting (every training entity; ROUGE max over all training texts).
+ICL rows use the ICL setting (each generation against the private values of its own three
+contexts; ROUGE best of the three contexts); the prefix and DP rows the fine-tuning setting (every
+training entity; ROUGE max over all training texts).
 
-Data: the bundled fictional TAB fixture (train split, 11 documents, DIRECT identifiers). Model: the
-embedded Gemma 3 270M (a base model). Scale: a handful of generations per row, short outputs and a
-few training epochs, so the numbers show the shape of the table and the code paths working end to
-end, not the paper's values (1,014 documents, Sheared-LLaMA 1.3B, 400-token outputs).
+Datasets (``--dataset``):
 
-    python benchmarks/controlled_table.py                      # all rows, CPU scale
-    python benchmarks/controlled_table.py --rows icl icl_blocking   # some rows (saved per row; --render-only assembles)
+- ``tab``: the bundled fictional TAB-format fixture (train split, 11 ECHR-style documents, DIRECT
+  identifiers: CODE, PERSON, ...).
+- ``medqa_demo``: the bundled synthetic MedQA demo set (48 vignettes). It has no entity annotations;
+  the private values are the per-patient facts its generator randomises and a reader could know:
+  the age ("53-year-old", DEM), the occupation ("truck driver", DEM) and the place a patient came
+  from ("Peru", LOC), found by the demo's fixed phrasing. These are quasi-identifiers drawn from
+  short lists, so in the fine-tuning setting (any training value counts) chance matches are frequent:
+  read the MedQA prefix rows through ELP, not PIPP.
+
+    python benchmarks/controlled_table.py --dataset tab                  # all rows, 50 generations each
+    python benchmarks/controlled_table.py --dataset medqa_demo --rows baseline_icl icl icl_blocking
+    python benchmarks/controlled_table.py --dataset tab --llm hf:princeton-nlp/Sheared-LLaMA-1.3B   # other backend
+
+Rows are saved one by one (``benchmarks/results/controlled_table_rows_<dataset>/``; ``--render-only``
+assembles the table and the PNG); ICL answers are also cached by the LLM runtime, so an interrupted
+row resumes where it stopped. Generated texts go to ``--work-dir`` (outside the repository).
 """
 
 from __future__ import annotations
@@ -23,17 +36,22 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import random
+import re
 import time
 from pathlib import Path
 
+import torch
+
 from textleak.controlled.fictional import FictionalCodeGenerator
 from textleak.controlled.generator import ControlledGenerator
-from textleak.data.tab import tab_records
-from textleak.metrics.entity_leakage import EntityLeakage
+from textleak.controlled.entity_metrics import entity_key, find_leaked, max_rouge, unique_entities
 
 logger = logging.getLogger("controlled_table")
-RESULTS = Path(__file__).resolve().parent / "results"
+REPO = Path(__file__).resolve().parent.parent
+RESULTS = REPO / "benchmarks" / "results"
 ROWS = ("baseline_icl", "icl", "icl_blocking", "prefix", "prefix_masking", "dp_sgd")
+ICL_ROWS = ("baseline_icl", "icl", "icl_blocking")
 LABELS = {
     "baseline_icl": "Baseline (ICL, no codes)",
     "icl": "ICL",
@@ -51,125 +69,253 @@ PAPER = {  # seed 004 table 1 (TAB, Sheared-LLaMA 1.3B): PIPP %, ELP %, ROUGE-2,
     "prefix_masking": (2.56, 0.39, 0.0111, 0.0975),
 }
 
+# ---- data -----------------------------------------------------------------------------------------
+_AGE = re.compile(r"\b\d{1,3}-year-old\b")
+_OCCUPATION = re.compile(r"\bworks as an? ([a-z][a-z ]*?)\.")
+_ORIGIN = re.compile(r"\b(?:moved from|trip to|emigrated from) ([A-Z][a-z]+)")
 
+
+def medqa_demo_mentions(text: str) -> list[dict]:
+    """TAB-style mentions of a demo vignette's age (DEM), occupation (DEM) and origin (LOC)."""
+    found = []
+    for pattern, etype, group in ((_AGE, "DEM", 0), (_OCCUPATION, "DEM", 1), (_ORIGIN, "LOC", 1)):
+        for m in pattern.finditer(text):
+            found.append({"entity_type": etype, "start_offset": m.start(group), "end_offset": m.end(group),
+                          "span_text": m.group(group), "identifier_type": "DIRECT", "entity_id": "", "confidential_status": ""})
+    return sorted(found, key=lambda m: m["start_offset"])
+
+
+def load_dataset(name: str) -> list[dict]:
+    if name == "tab":
+        from textleak.data.tab import tab_records
+
+        return tab_records(split="train")
+    if name == "medqa_demo":
+        from textleak.data.medqa import read_medqa_jsonl
+        from textleak.data.vignettes import DEMO_PATH
+
+        return [{"id": r["id"], "text": r["text"], "entity_mentions": medqa_demo_mentions(r["text"])}
+                for r in read_medqa_jsonl(DEMO_PATH) if r["text"].strip()]
+    raise ValueError(f"unknown dataset {name!r}")
+
+
+# ---- rows -----------------------------------------------------------------------------------------
 def run_row(row: str, train: list[dict], args) -> dict:
-    metric = EntityLeakage()
-    common = dict(model="embedded", max_new_tokens=args.max_new_tokens, temperature=0.7, top_p=0.9, seed=args.seed)
-    if row in ("baseline_icl", "icl", "icl_blocking"):
-        gen = ControlledGenerator(mode="baseline_icl" if row == "baseline_icl" else "icl",
+    """Generations and their entity pools for one row: ``texts``, ``entities`` (per generation in the
+    ICL setting, one pool in the fine-tuning setting) and ``references``."""
+    common = dict(max_new_tokens=args.max_new_tokens, temperature=0.7, top_p=0.9, seed=args.seed, dtype=args.dtype)
+    if row in ICL_ROWS:
+        gen = ControlledGenerator(model=args.llm, mode="baseline_icl" if row == "baseline_icl" else "icl",
                                   block_private_tokens=row == "icl_blocking", **common)
         syn = gen.fit(train).generate(num_records=args.records, seed=args.seed)
-        ok = [i for i, t in enumerate(syn["text"]) if t is not None]
-        scores = metric.compute(predictions=[syn["text"][i] for i in ok], references=[syn["references"][i] for i in ok],
-                                private_entities=[syn["private_entities"][i] for i in ok])
-        texts, failed = syn["text"], args.records - len(ok)
-    elif row in ("prefix", "prefix_masking"):
-        gen = ControlledGenerator(mode="prefix", masking=row == "prefix_masking", epochs=args.epochs,
+        return {"setting": "icl", "texts": list(syn["text"]), "entities": list(syn["private_entities"]),
+                "references": list(syn["references"]), "status": list(syn["generation_status"])}
+    if row in ("prefix", "prefix_masking"):
+        trainable = args.llm if args.llm == "embedded" or args.llm.startswith("hf:") else "embedded"
+        gen = ControlledGenerator(model=trainable, mode="prefix", masking=row == "prefix_masking", epochs=args.epochs,
                                   learning_rate=args.prefix_lr, batch_size=2, gradient_accumulation_steps=1,
                                   max_length=args.max_length, **common)
         syn = gen.fit(train).generate(num_records=args.records, seed=args.seed)
-        scores = metric.compute(predictions=syn["text"], references=gen.training_texts(),
-                                private_entities=gen.training_entities())
-        texts, failed = syn["text"], 0
-        scores["training"] = gen.training_result.history
-    else:
-        scores, texts, failed = run_dp(train, args, metric)
-    return {"row": row, **scores, "failed": failed, "samples": [t for t in texts[:2]]}
+        return {"setting": "fine_tuning", "texts": list(syn["text"]), "entities": gen.training_entities(),
+                "references": gen.training_texts(), "status": list(syn["generation_status"]),
+                "training": gen.training_result.history}
+    return run_dp(train, args)
 
 
-def run_dp(train: list[dict], args, metric):
+def run_dp(train: list[dict], args) -> dict:
     from textleak.synthesis.synthesizer import SyntheticData
 
-    prep = ControlledGenerator()
-    records = prep.prepare(train)
+    records = ControlledGenerator().prepare(train)
     data = [{"text": r.text, "entity_code": r.code.render()} for r in records]
     synth = SyntheticData(model="embedded", control_code="{entity_code}", epsilon=8.0, delta=1e-5, epochs=args.epochs,
                           lora_r=8, batch_size=4, max_length=args.max_length, max_new_tokens=args.max_new_tokens,
-                          temperature=0.7, top_p=0.9, top_k=0, seed=args.seed)
+                          temperature=0.7, top_p=0.9, top_k=0, seed=args.seed, dtype=args.dtype or "float32")
     synth.fit(data)
     fictional = FictionalCodeGenerator(seed=args.seed)
-    entities = [v for r in records for v in r.values]
-    codes = [fictional.generate(records[i % len(records)].code.types, index=i, avoid=entities)
-             for i in range(args.records)]
+    entities = unique_entities(v for r in records for v in r.values)
+    codes = [fictional.generate(records[i % len(records)].code.types, index=i, avoid=entities) for i in range(args.records)]
     # the control-code template renders values on one line, so the fictional codes are rendered the same way
     prompts = [" ".join(c.render().split()) + "\n" for c in codes]
     syn = synth.generate(control_codes=prompts, seed=args.seed)
-    ok = [t for t in syn["text"] if t is not None]
-    scores = metric.compute(predictions=ok, references=[r.text for r in records], private_entities=entities,
-                            setting="fine_tuning")
-    scores["privacy"] = synth.privacy_report()
-    return scores, syn["text"], len(syn["text"]) - len(ok)
+    return {"setting": "fine_tuning", "texts": list(syn["text"]), "entities": entities,
+            "references": [r.text for r in records], "status": list(syn["sanitize_status"]),
+            "privacy": synth.privacy_report()}
 
 
-def render(results: list[dict], args) -> str:
+# ---- scoring --------------------------------------------------------------------------------------
+def score(out: dict, bootstrap: int, seed: int) -> dict:
+    """PIPP / ELP / ROUGE with 95% bootstrap intervals over generations. A failed generation (no
+    text) is left out of the rates rather than scored as clean (which would lower them), and
+    ``failed`` says how many there were."""
+    ok = [i for i, t in enumerate(out["texts"]) if t is not None]
+    if not ok:
+        raise RuntimeError("every generation failed: nothing to score")
+    texts = [out["texts"][i] for i in ok]
+    n = len(texts)
+    if out["setting"] == "icl":
+        found = [find_leaked(texts[j], unique_entities(out["entities"][i])) for j, i in enumerate(ok)]
+        sizes = [len(unique_entities(out["entities"][i])) for i in ok]
+        refs = [out["references"][i] for i in ok]
+    else:
+        pool = unique_entities(out["entities"])
+        found = [find_leaked(t, pool) for t in texts]
+        sizes = [len(pool)] * n
+        refs = [out["references"]] * n
+    rouge = [max_rouge([t], [r]) for t, r in zip(texts, refs)]
+    r2 = [x["rouge2"] for x in rouge]
+    rl = [x["rougeL"] for x in rouge]
+
+    def stats(idx: list[int]) -> tuple[float, float | None, float, float]:
+        pipp = sum(bool(found[i]) for i in idx) / len(idx)
+        if out["setting"] == "icl":
+            ratios = [len(found[i]) / sizes[i] for i in idx if sizes[i]]
+            elp = sum(ratios) / len(ratios) if ratios else None
+        else:
+            leaked = {entity_key(e) for i in idx for e in found[i]}
+            elp = len(leaked) / sizes[0] if sizes and sizes[0] else None
+        return pipp, elp, sum(r2[i] for i in idx) / len(idx), sum(rl[i] for i in idx) / len(idx)
+
+    point = stats(list(range(n)))
+    rng = random.Random(seed)
+    samples = [stats([rng.randrange(n) for _ in range(n)]) for _ in range(bootstrap)]
+
+    def ci(k: int) -> list[float] | None:
+        vals = sorted(s[k] for s in samples if s[k] is not None)
+        if not vals:
+            return None
+        return [vals[int(0.025 * (len(vals) - 1))], vals[int(0.975 * (len(vals) - 1))]]
+
+    leaked_values = sorted({e for f in found for e in f}, key=str.casefold)
+    return {
+        "pipp": point[0], "elp": point[1], "rouge2": point[2], "rougeL": point[3],
+        "ci95": {"pipp": ci(0), "elp": ci(1), "rouge2": ci(2), "rougeL": ci(3)},
+        "n": n, "failed": sum(1 for t in out["texts"] if t is None), "setting": out["setting"],
+        "leaking_generations": sum(bool(f) for f in found), "leaked_values": leaked_values[:40],
+        "mean_words": sum(len(t.split()) for t in texts) / max(n, 1),
+        "per_generation": [{"leaked": f, "rouge2": a, "rougeL": b} for f, a, b in zip(found, r2, rl)],
+    }
+
+
+# ---- output ---------------------------------------------------------------------------------------
+def pct(x, ci=None):
+    if x is None:
+        return "n/a"
+    s = f"{100 * x:.1f}"
+    return s + (f" [{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]" if ci else "")
+
+
+def num(x, ci=None):
+    return f"{x:.3f}" + (f" [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else "")
+
+
+def render(results: list[dict], args, n_train: int) -> str:
+    ds = {"tab": "the fictional TAB fixture (11 training documents, DIRECT identifiers)",
+          "medqa_demo": "the synthetic MedQA demo set (48 vignettes; private values: age, occupation, origin)"}[args.dataset]
     lines = [
-        "# Seed 004 table 1 at CPU scale (fictional TAB fixture, embedded Gemma 3 270M)",
+        f"# Seed 004 table 1 at CPU scale: {args.dataset} (embedded Gemma 3 270M)",
         "",
-        f"Command: `python benchmarks/controlled_table.py --records {args.records} --max-new-tokens {args.max_new_tokens} "
-        f"--epochs {args.epochs} --prefix-lr {args.prefix_lr} --max-length {args.max_length} --seed {args.seed}"
-        f"{' --tag ' + args.tag if args.tag else ''}` (rows are saved one by one; `--render-only` assembles them)",
+        "Command: `python benchmarks/controlled_table.py " + " ".join(args.argv) + "`",
         "",
-        f"{len(train_ids(args))} training documents (DIRECT identifiers), {args.records} generations per row, "
-        f"T=0.7, top-p 0.9, at most {args.max_new_tokens} new tokens. ICL rows: ICL setting (each generation vs its "
-        "three contexts); prefix and DP rows: fine-tuning setting (vs all training entities, ROUGE max over training texts). "
-        "PIPP/ELP in percent. Paper values (Sheared-LLaMA 1.3B, 1,014 TAB documents) for the shape only.",
+        f"Data: {ds}; {n_train} training records. {args.records} generations per row, T=0.7, top-p 0.9, at most "
+        f"{args.max_new_tokens} new tokens, LLM `{args.llm}` ({args.dtype or 'backend default'} weights). Prefix rows: "
+        f"20 virtual tokens, {args.epochs} epochs, lr {args.prefix_lr}; DP-SGD: LoRA r=8, ε=8, δ=1e-5, {args.epochs} epochs. "
+        "ICL rows: ICL setting (each generation vs its three contexts); prefix and DP rows: fine-tuning setting (vs every "
+        "training entity; ROUGE max over the training texts). PIPP/ELP in percent; 95% bootstrap intervals over the "
+        "generations in brackets. Paper values (Sheared-LLaMA 1.3B, 1,014 TAB documents) for the shape only.",
         "",
-        "| Method | PIPP (%) | ELP (%) | ROUGE-2 | ROUGE-L | failed | time (s) | paper PIPP / ELP / R-2 / R-L |",
-        "|---|---|---|---|---|---|---|---|",
+        "| Method | PIPP (%) | ELP (%) | ROUGE-2 | ROUGE-L | leaking gens | failed | words/gen | time (s) | paper PIPP / ELP / R-2 / R-L |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in results:
-        elp = "n/a" if r["elp"] is None else f"{100 * r['elp']:.2f}"
+        c = r["ci95"]
         p = PAPER[r["row"]]
         lines.append(
-            f"| {LABELS[r['row']]} | {100 * r['pipp']:.2f} | {elp} | {r['rouge2']:.4f} | {r['rougeL']:.4f} | "
-            f"{r['failed']} | {r['seconds']:.0f} | {p[0]} / {p[1]} / {p[2]} / {p[3]} |"
-        )
+            f"| {LABELS[r['row']]} | {pct(r['pipp'], c['pipp'])} | {pct(r['elp'], c['elp'])} | {num(r['rouge2'], c['rouge2'])} | "
+            f"{num(r['rougeL'], c['rougeL'])} | {r['leaking_generations']}/{r['n']} | {r['failed']} | {r['mean_words']:.0f} | "
+            f"{r['seconds']:.0f} | {p[0]} / {p[1]} / {p[2]} / {p[3]} |")
+    lines += ["", "Values that leaked, per row (first 40):", ""]
+    for r in results:
+        lines.append(f"- {LABELS[r['row']]}: {', '.join(r['leaked_values']) or '(none)'}")
     dp = next((r for r in results if r["row"] == "dp_sgd"), None)
     if dp is not None and dp.get("privacy"):
         pr = dp["privacy"]
-        lines += ["", f"DP-SGD: accountant epsilon {pr.get('epsilon')}, delta {pr.get('delta')}, "
-                      f"noise multiplier {pr.get('noise_multiplier')}, steps {pr.get('steps')}."]
-    lines += ["", "Released-code variants (ICL: `\\b` matching, no de-duplication; fine-tuning: distinct leaked / #generations):", ""]
-    for r in results:
-        variant = r.get("elp_released", r.get("elp_unique_over_predictions"))
-        lines.append(f"- {LABELS[r['row']]}: {'n/a' if variant is None else f'{100 * variant:.2f}'} %")
+        lines += ["", f"DP-SGD: accountant epsilon {pr.get('epsilon'):.3f}, delta {pr.get('delta')}, "
+                      f"noise multiplier {pr.get('noise_multiplier'):.3f}, steps {pr.get('steps')}."]
     return "\n".join(lines) + "\n"
 
 
-def train_ids(args) -> list[str]:
-    return [r["id"] for r in tab_records(split="train")]
+def plot(results: list[dict], path: Path, title: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    if not results:
+        return
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4))
+    xs = list(range(len(results)))
+    names = [LABELS[r["row"]].replace(" w/ ", "\nw/ ").replace(" (", "\n(") for r in results]
+    for ax, keys, scale, ylabel in ((ax1, ("pipp", "elp"), 100, "percent"), (ax2, ("rouge2", "rougeL"), 1, "F1")):
+        for j, key in enumerate(keys):
+            vals = [(r[key] or 0) * scale for r in results]
+            lo = [v - (r["ci95"][key] or [0, 0])[0] * scale if r["ci95"][key] else 0 for v, r in zip(vals, results)]
+            hi = [(r["ci95"][key] or [0, 0])[1] * scale - v if r["ci95"][key] else 0 for v, r in zip(vals, results)]
+            ax.bar([x + (j - 0.5) * 0.4 for x in xs], vals, width=0.4, yerr=[lo, hi], capsize=3, label=key.upper() if scale == 100 else key)
+        ax.set_xticks(xs, names, fontsize=7)
+        ax.set_ylabel(ylabel)
+        ax.legend(fontsize=8)
+    ax1.set_title(f"Entity leakage ({title}; lower is better)", fontsize=9)
+    ax2.set_title("ROUGE against the private texts (lower = more synthetic)", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
 
 
 def main() -> None:
+    import sys
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--records", type=int, default=4, help="generations per row")
-    parser.add_argument("--max-new-tokens", type=int, default=40)
-    parser.add_argument("--epochs", type=int, default=2, help="prefix and DP training epochs (paper: 3)")
+    parser.add_argument("--dataset", default="tab", choices=("tab", "medqa_demo"))
+    parser.add_argument("--records", type=int, default=50, help="generations per row")
+    parser.add_argument("--max-new-tokens", type=int, default=160)
+    parser.add_argument("--epochs", type=int, default=8, help="prefix and DP training epochs (paper: 3 on 1,014 documents)")
     parser.add_argument("--prefix-lr", type=float, default=1e-3, help="5e-5 in the paper (1,014 documents); higher at CPU scale")
-    parser.add_argument("--max-length", type=int, default=192, help="training tokens per record (fixture records are <= 146 + code)")
+    parser.add_argument("--max-length", type=int, default=320, help="training tokens per record")
+    parser.add_argument("--llm", default="embedded", help="LLM spec for the ICL rows (load_llm: embedded, hf:<id>, openai:..., ...)")
+    parser.add_argument("--dtype", default="bfloat16", help="weights dtype of the transformers backends and of training ('' = default)")
+    parser.add_argument("--threads", type=int, default=1, help="torch threads (1 is fastest on a shared machine)")
+    parser.add_argument("--bootstrap", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--rows", nargs="*", default=list(ROWS), choices=ROWS,
                         help="rows to compute now (each is saved on its own, so rows can run in separate processes)")
     parser.add_argument("--render-only", action="store_true", help="only assemble the table from saved rows")
-    parser.add_argument("--tag", default="", help="suffix of the result files, to keep a second configuration apart")
+    parser.add_argument("--work-dir", default=str(Path.home() / ".cache" / "textleak" / "benchmarks" / "controlled_table"))
     args = parser.parse_args()
+    args.argv = sys.argv[1:]
+    args.dtype = args.dtype or None
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
-    train = tab_records(split="train")
-    suffix = f"_{args.tag}" if args.tag else ""
-    row_dir = RESULTS / f"controlled_table_rows{suffix}"
+    torch.set_num_threads(args.threads)
+    train = load_dataset(args.dataset)
+    row_dir = RESULTS / f"controlled_table_rows_{args.dataset}"
     row_dir.mkdir(parents=True, exist_ok=True)
-    key = {k: v for k, v in vars(args).items() if k not in ("rows", "render_only", "tag")}
+    work = Path(args.work_dir) / args.dataset
+    work.mkdir(parents=True, exist_ok=True)
+    key = {k: v for k, v in vars(args).items() if k not in ("rows", "render_only", "argv", "threads", "work_dir", "bootstrap")}
     for row in [] if args.render_only else args.rows:
         path = row_dir / f"{row}.json"
         if path.exists() and json.loads(path.read_text()).get("args") == key:
             logger.info("%s: already done", row)
             continue
+        logger.info("%s: starting", row)
         start = time.perf_counter()
-        result = run_row(row, train, args)
-        result["seconds"] = time.perf_counter() - start
-        result["args"] = key
+        out = run_row(row, train, args)
+        seconds = time.perf_counter() - start
+        (work / f"{row}.json").write_text(json.dumps(out, indent=1, default=str, ensure_ascii=False))
+        result = {"row": row, **score(out, args.bootstrap, args.seed), "seconds": seconds, "args": key,
+                  "samples": [t for t in out["texts"][:2]],
+                  **{k: out[k] for k in ("training", "privacy") if k in out}}
         path.write_text(json.dumps(result, indent=1, default=str, ensure_ascii=False))
-        logger.info("%s: pipp %.3f elp %s in %.0f s", row, result["pipp"], result["elp"], result["seconds"])
+        logger.info("%s: pipp %.3f elp %s in %.0f s", row, result["pipp"], result["elp"], seconds)
     results = []
     for row in ROWS:
         path = row_dir / f"{row}.json"
@@ -177,9 +323,12 @@ def main() -> None:
             saved = json.loads(path.read_text())
             if saved.get("args") == key:
                 results.append(saved)
-    (RESULTS / f"controlled_table{suffix}.json").write_text(json.dumps(results, indent=1, default=str, ensure_ascii=False))
-    (RESULTS / f"controlled_table{suffix}.md").write_text(render(results, args), encoding="utf-8")
-    print(render(results, args))
+    stem = RESULTS / f"controlled_table_{args.dataset}"
+    stem.with_suffix(".json").write_text(json.dumps(
+        [{k: v for k, v in r.items() if k != "per_generation"} for r in results], indent=1, default=str, ensure_ascii=False))
+    stem.with_suffix(".md").write_text(render(results, args, len(train)), encoding="utf-8")
+    plot(results, stem.with_suffix(".png"), args.dataset)
+    print(render(results, args, len(train)))
 
 
 if __name__ == "__main__":

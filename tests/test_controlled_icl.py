@@ -192,6 +192,28 @@ def test_regeneration_until_clean_and_leaks_stay_visible():
     assert out[0]["generation_status"] == "leaked" and out[0]["text"] == leaky and out[0]["attempts"] == 2
 
 
+def test_icl_batches_generations_that_share_a_banned_list_and_keeps_per_record_seeds():
+    """Without blocking, all prompts go to the backend in one call (it can batch them); with
+    blocking, each call carries only its own contexts' values. Either way record i's text depends
+    only on (seed, i): a run of 4 records starts with the 2 records of a run of 2."""
+    records = fixture_records(6)
+    plain = RecordingLM(lambda p, i, s: f"text {s % 1000}")
+    four = ICLGenerator(plain, block_private=False, max_new_tokens=20).generate(records, 4, seed=3)
+    # one call per distinct stop list (the contexts' entity types), not one per record
+    assert len(plain.params) == len({p.stop for p in plain.params}) < 4 and len(plain.calls) == 4
+    assert all(p.banned_phrases == () for p in plain.params)
+    two = ICLGenerator(RecordingLM(lambda p, i, s: f"text {s % 1000}"), block_private=False,
+                       max_new_tokens=20).generate(records, 2, seed=3)
+    assert [r["text"] for r in four[:2]] == [r["text"] for r in two]
+    assert len({r["text"] for r in four}) == 4  # different seeds per record
+    lm = RecordingLM(lambda p, i, s: "clean")
+    out = ICLGenerator(lm, block_private=True, context_selection="consecutive").generate(records, 2, seed=0)
+    assert len(lm.params) == 2
+    for params, rec in zip(lm.params, out):
+        assert {v.casefold() for v in params.banned_phrases} == {v.casefold() for p in rec["private_entities"]
+                                                                 for v in case_variants(p)}
+
+
 def test_failed_generation_is_reported_not_scored():
     out = ICLGenerator(ScriptedLM(lambda p, i, s: None)).generate(fixture_records(), 1)
     assert out[0]["text"] is None and out[0]["generation_status"] == "failed"

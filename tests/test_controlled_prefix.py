@@ -86,6 +86,17 @@ def test_sampling_is_seeded_per_record(tuned):
     assert a[0] != a[1]  # same code, different record index -> different seed
 
 
+def test_batched_sampling_equals_one_record_at_a_time_and_uses_the_prefix(tuned):
+    """Left-padded batches of different-length codes give each record the text it gets alone (its
+    own seeded generator), and the prefix changes what is sampled."""
+    tuner = tuned[0]
+    codes = ["PERSON: X", "LOC: Springfield, Riverton", "CODE: 41872/03", "PERSON: Dr Kai Hayes"]
+    batched = tuner.generate(codes, max_new_tokens=16, temperature=1.0, seed=4, batch_size=4)
+    single = tuner.generate(codes, max_new_tokens=16, temperature=1.0, seed=4, batch_size=1)
+    assert batched == single
+    assert batched != tuner.generate(codes, max_new_tokens=16, temperature=1.0, seed=4, use_prefix=False)
+
+
 def test_plain_prefix_tuning_has_no_masked_terms():
     model, tok = tiny_causal_lm("gpt2", seed=1)
     tuner = PrefixTuner(model, tok, num_virtual_tokens=4, masking=False, epochs=1, batch_size=4,

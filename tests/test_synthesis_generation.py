@@ -192,3 +192,30 @@ def test_cli_synthesize_writes_dataset_and_report(tmp_path):
     assert len(ds) == 4 and meta["privacy"]["target_epsilon"] == 16.0
     assert meta["privacy"]["epsilon"] == pytest.approx(16.0, rel=0.05) and meta["privacy"]["steps"] == 2
     assert meta["privacy"]["delta"] == pytest.approx(1 / 6)
+
+
+@pytest.mark.parametrize("top_k,top_p,temperature", [(50, 1.0, 1.0), (50, 0.9, 0.7), (0, 0.9, 1.0)])
+def test_seeded_sampler_samples_the_filtered_softmax(top_k, top_p, temperature):
+    """The sampler draws among the top-k candidates only (for speed); its empirical distribution
+    over 4,000 draws matches softmax(logits / T) restricted to top-k and top-p, and it never draws
+    outside that support."""
+    from textleak.synthesis.generation import GenerationConfig, SeededSampler
+
+    gen = torch.Generator().manual_seed(0)
+    logits = torch.randn(2, 400, generator=gen) * 3
+    config = GenerationConfig(top_k=top_k, top_p=top_p, temperature=temperature)
+    sampler = SeededSampler([11, 12], config, torch.device("cpu"))
+    counts = torch.zeros_like(logits)
+    for _ in range(4000):
+        counts += (sampler(None, logits) == 0).float()
+    ref = logits / temperature
+    if top_k:
+        ref = ref.masked_fill(ref < torch.topk(ref, top_k).values[:, -1:], float("-inf"))
+    if top_p < 1:
+        ordered, order = torch.sort(ref, descending=True)
+        p = torch.softmax(ordered, -1)
+        ordered = ordered.masked_fill(p.cumsum(-1) - p >= top_p, float("-inf"))
+        ref = torch.full_like(ref, float("-inf")).scatter(-1, order, ordered)
+    expected = torch.softmax(ref, -1)
+    assert not ((counts > 0) & (expected == 0)).any()
+    assert (counts / 4000 - expected).abs().max() < 0.03

@@ -18,6 +18,9 @@ by default; ``identifier_types=("DIRECT", "QUASI")`` for both); ``"presidio"`` d
 when they exist: ICL output then has an ``annotated_entities`` column, the contexts' hand-annotated
 values, to pass as ``private_entities``); ``"deid_markers"`` takes MIMIC-style ``[**...**]`` markers.
 
+``dtype`` (None: the backend's default, float32 on a CPU): the model's dtype for the transformers
+backends and prefix tuning; "bfloat16" is several times faster on CPUs with bf16 matrix units.
+
 Outputs keep failures visible: ``generation_status`` is "ok", "leaked" (still leaking after the
 regeneration cap) or "failed" (no text; ``text`` is None), so nothing is silently dropped.
 """
@@ -71,6 +74,7 @@ class ControlledGenerator:
         temperature: float = 0.7,
         top_p: float = 0.9,
         seed: int = 0,
+        dtype: str | None = None,
     ):
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
@@ -95,6 +99,7 @@ class ControlledGenerator:
         self.temperature = temperature
         self.top_p = top_p
         self.seed = seed
+        self.dtype = dtype
         self._records: list[CodedRecord] = []
         self._tuner = None
         self.training_result = None
@@ -150,6 +155,7 @@ class ControlledGenerator:
                 loss_weights=self.loss_weights, kl_mask=self.kl_mask, epochs=self.epochs,
                 learning_rate=self.learning_rate, batch_size=self.batch_size,
                 gradient_accumulation_steps=self.gradient_accumulation_steps, max_length=self.max_length, seed=self.seed,
+                dtype=self.dtype or "float32",
             ) if isinstance(self.model, str) else self._tuner_for_loaded_model()
             self.training_result = self._tuner.fit(
                 [r.code.render() for r in self._records], [r.text for r in self._records], [r.private_spans for r in self._records]
@@ -192,8 +198,13 @@ class ControlledGenerator:
         if self.mode in ("icl", "baseline_icl"):
             from textleak.controlled.icl import ICLGenerator
 
+            llm = self.model
+            if self.dtype is not None and isinstance(llm, str) and (llm == "embedded" or llm.startswith("hf:")):
+                from textleak.llm import load_llm
+
+                llm = load_llm(llm, dtype=self.dtype)
             icl = ICLGenerator(
-                self.model, n_shots=self.n_shots, use_control_codes=self.mode == "icl",
+                llm, n_shots=self.n_shots, use_control_codes=self.mode == "icl",
                 block_private=self.block_private_tokens and self.mode == "icl", max_regenerations=self.max_regenerations,
                 context_selection=self.context_selection, fictional=fictional, max_new_tokens=self.max_new_tokens,
                 temperature=self.temperature, top_p=self.top_p,

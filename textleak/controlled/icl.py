@@ -120,43 +120,71 @@ class ICLGenerator:
 
     # ---- generation --------------------------------------------------------------------------
     def generate(self, records: Sequence[CodedRecord], num_records: int, seed: int = 0) -> list[dict[str, Any]]:
-        """``num_records`` synthetic records; record ``i`` depends only on ``seed`` and ``i``."""
+        """``num_records`` synthetic records; record ``i`` depends only on ``seed`` and ``i``.
+
+        Generations that share a banned-phrase list (all of them without blocking) go to the LLM
+        backend in one call, so it can batch them; each keeps its own seed, so its text does not
+        depend on the batching (up to the floating-point noise of padded batches).
+        """
         llm = self._model()
-        out = []
-        for i in tqdm(range(num_records), desc="ICL generation", disable=num_records < 4):
+        plans = []
+        for i in range(num_records):
             contexts = self.contexts_for(records, i, seed)
             private = unique_entities(v for c in contexts for v in c.values)
             fictional = self.fictional.generate(types_of([c.code for c in contexts]), index=i, avoid=private)
-            prompt = self.build_prompt(contexts, fictional)
-            banned = [v for p in private for v in case_variants(p)] if self.block_private else []
-            stops = stop_strings([c.code for c in contexts])
-            text, status, attempts = None, STATUS_FAILED, 0
-            for attempt in range(1 + self.max_regenerations):
-                attempts += 1
-                answer = llm.generate(
-                    [prompt], max_new_tokens=self.max_new_tokens, temperature=self.temperature, top_p=self.top_p,
-                    seed=derive_seed(seed, "generation", i, attempt, bits=31), stop=stops, banned_phrases=banned, on_error="none",
-                )[0][0]
-                if answer is None:
-                    continue
-                text = _cut(answer, stops)
-                status = STATUS_LEAKED if find_leaked(text, private) else STATUS_OK
-                if status == STATUS_OK:
-                    break
+            plans.append({
+                "contexts": contexts, "private": private, "fictional": fictional,
+                "prompt": self.build_prompt(contexts, fictional),
+                "banned": tuple(v for p in private for v in case_variants(p)) if self.block_private else (),
+                "stops": tuple(stop_strings([c.code for c in contexts])),
+                "text": None, "status": STATUS_FAILED, "attempts": 0,
+            })
+        pending = list(range(num_records))
+        progress = tqdm(total=num_records, desc="ICL generation", disable=num_records < 4)
+        for attempt in range(1 + self.max_regenerations):
+            groups: dict[tuple, list[int]] = {}
+            for i in pending:
+                groups.setdefault((plans[i]["banned"], plans[i]["stops"]), []).append(i)
+            still = []
+            for (banned, stops), members in groups.items():
+                answers = llm.generate(
+                    [plans[i]["prompt"] for i in members], max_new_tokens=self.max_new_tokens,
+                    temperature=self.temperature, top_p=self.top_p,
+                    seed=[derive_seed(seed, "generation", i, attempt, bits=31) for i in members], stop=list(stops),
+                    banned_phrases=list(banned), on_error="none",
+                )
+                for i, answer in zip(members, answers):
+                    plan = plans[i]
+                    plan["attempts"] += 1
+                    if answer[0] is None:
+                        still.append(i)
+                        continue
+                    plan["text"] = _cut(answer[0], stops)
+                    plan["status"] = STATUS_LEAKED if find_leaked(plan["text"], plan["private"]) else STATUS_OK
+                    if plan["status"] != STATUS_OK:
+                        still.append(i)
+            progress.update(len(pending) - len(still) if attempt < self.max_regenerations else len(pending))
+            pending = sorted(still)
+            if not pending:
+                break
+        progress.close()
+        out = []
+        for i, plan in enumerate(plans):
+            contexts = plan["contexts"]
             annotated = None
             if all(c.annotated_values is not None for c in contexts):
                 annotated = unique_entities(v for c in contexts for v in c.annotated_values)
             out.append(
                 {
                     "id": f"synthetic-{i}",
-                    "text": text,
-                    "control_code": fictional.render() if self.use_control_codes else "",
+                    "text": plan["text"],
+                    "control_code": plan["fictional"].render() if self.use_control_codes else "",
                     "context_ids": [c.id for c in contexts],
-                    "private_entities": private,
+                    "private_entities": plan["private"],
                     **({"annotated_entities": annotated} if annotated is not None else {}),
                     "references": [c.text for c in contexts],
-                    "attempts": attempts,
-                    "generation_status": status,
+                    "attempts": plan["attempts"],
+                    "generation_status": plan["status"],
                 }
             )
         failed = sum(r["generation_status"] == STATUS_FAILED for r in out)

@@ -69,6 +69,11 @@ class SyntheticData:
         max_new_tokens, temperature, top_p, top_k: sampling; defaults follow the release (T=1,
             top-k 50) with a cap on new tokens.
         seed: training seed and the default generation seed.
+        dtype: ``"float32"`` (default) or ``"bfloat16"`` for the base model; LoRA adapters stay
+            float32. bfloat16 is several times faster on GPUs and on CPUs with bf16 matrix units.
+        lora_layers: transformer blocks that get LoRA adapters (negative: from the top); None = all.
+        loss_impl: ``"auto"`` (logits only at labelled positions when the model allows it, see
+            :mod:`textleak.synthesis.lm_loss`) or ``"full"`` (the reference full-logits loss).
     """
 
     name = "synthetic"
@@ -81,7 +86,8 @@ class SyntheticData:
                  batch_size: int = 8, max_length: int = 256, max_grad_norm: float = 1.0, accountant: str = "rdp",
                  text_field: str = "text", max_new_tokens: int = 256, temperature: float = 1.0, top_p: float = 1.0,
                  top_k: int = 50, generation_batch_size: int = 8, seed: int = 0, tokenizer: Any = None,
-                 secure_mode: bool = False):
+                 secure_mode: bool = False, dtype: str = "float32", lora_layers: Sequence[int] | None = None,
+                 loss_impl: str = "auto"):
         self.model = model
         self.control_code = control_code
         self.epsilon = epsilon
@@ -105,6 +111,9 @@ class SyntheticData:
         self.seed = seed
         self.tokenizer = tokenizer
         self.secure_mode = secure_mode
+        self.dtype = dtype
+        self.lora_layers = list(lora_layers) if lora_layers is not None else None
+        self.loss_impl = loss_impl
         # runtime state (dropped from the pickled/hashed state)
         self._model = None
         self._tokenizer = None
@@ -151,7 +160,7 @@ class SyntheticData:
         from textleak.synthesis.training import apply_lora, load_causal_lm
 
         if isinstance(self.model, str):
-            model, tokenizer = load_causal_lm(self.model)
+            model, tokenizer = load_causal_lm(self.model, dtype=self.dtype)
             if self.tokenizer is not None:
                 tokenizer = self.tokenizer
         else:
@@ -165,7 +174,8 @@ class SyntheticData:
 
             with torch.random.fork_rng(devices=[]):
                 torch.manual_seed(self.seed)
-                model = apply_lora(model, r=self.lora_r, alpha=self.lora_alpha, target_modules=self.lora_target_modules)
+                model = apply_lora(model, r=self.lora_r, alpha=self.lora_alpha, target_modules=self.lora_target_modules,
+                                   layers=self.lora_layers)
         return model, tokenizer
 
     def fit(self, dataset: "Any", callbacks: Sequence[Any] = (), accelerator=None) -> "SyntheticData":
@@ -189,7 +199,8 @@ class SyntheticData:
         model, tokenizer = self._load()
         examples = [encode_example(tokenizer, p, t, self.max_length) for p, t in zip(prompts, texts)]
         config = TrainingConfig(epochs=self.epochs, max_steps=self.max_steps, batch_size=min(self.batch_size, len(records)),
-                                learning_rate=self._learning_rate(), max_length=self.max_length, seed=self.seed)
+                                learning_rate=self._learning_rate(), max_length=self.max_length, seed=self.seed,
+                                loss_impl=self.loss_impl)
         dp = None
         if self.uses_dp:
             dp = DPConfig(epsilon=float(self.epsilon), delta=self.delta, max_grad_norm=self.max_grad_norm,
@@ -216,6 +227,9 @@ class SyntheticData:
             "first_loss": finite[0] if finite else None,
             "final_loss": finite[-1] if finite else None,
             "control_code": code.describe(),
+            "loss_impl": result.loss_impl,
+            "dtype": str(next((p for p in result.model.parameters() if not p.requires_grad),
+                              next(result.model.parameters())).dtype).replace("torch.", ""),
         }
         return self
 

@@ -136,14 +136,20 @@ def resolve_model_path(spec: str) -> str:
     return spec[3:] if spec.startswith("hf:") else spec
 
 
-def load_causal_lm(spec: str, dtype: torch.dtype | None = torch.float32):
+def load_causal_lm(spec: str, dtype: "torch.dtype | str | None" = torch.float32):
     """Load (model, tokenizer) from ``"embedded"``, a Hub id or a local folder, with a pad token.
+
+    ``dtype``: a torch dtype or its name (``"float32"``, ``"bfloat16"``). bfloat16 halves the memory
+    and, on GPUs and CPUs with bf16 matrix units (Intel AMX, AVX512-BF16), runs the frozen base
+    model several times faster; LoRA adapters stay float32 (:func:`apply_lora`).
 
     A tokenizer without a pad token gets EOS as pad; padding is masked everywhere, so the choice
     never enters the loss.
     """
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
+    if isinstance(dtype, str):
+        dtype = getattr(torch, dtype)
     path = resolve_model_path(spec)
     tokenizer = AutoTokenizer.from_pretrained(path)
     if tokenizer.pad_token_id is None:
@@ -153,22 +159,42 @@ def load_causal_lm(spec: str, dtype: torch.dtype | None = torch.float32):
 
 
 def apply_lora(model, r: int = 8, alpha: int | None = None, dropout: float = 0.0,
-               target_modules: Sequence[str] | str | None = None):
+               target_modules: Sequence[str] | str | None = None, layers: Sequence[int] | None = None):
     """Wrap ``model`` with LoRA adapters (peft); only the adapter weights stay trainable.
 
     ``target_modules=None`` uses peft's per-architecture default (``c_attn`` for GPT-2,
     ``q_proj``/``v_proj`` for Llama and Gemma). ``alpha`` defaults to ``2 * r``. Dropout defaults
     to 0: LoRA dropout draws from the global torch RNG, which the training loop seeds inside a
-    forked RNG scope anyway.
+    forked RNG scope anyway. ``layers``: indices of the transformer blocks that get adapters (peft's
+    ``layers_to_transform``; negative indices count from the top); None means every block. Adapters
+    only in the top blocks also shorten the backward pass, which then stops at the lowest adapter.
+
+    A model loaded in bfloat16 keeps float32 adapters (peft's ``autocast_adapter_dtype``), so the
+    optimizer, the per-sample gradients and the DP noise stay in float32.
     """
     from peft import LoraConfig, get_peft_model
 
+    extra: dict[str, Any] = {}
+    if layers is not None:
+        n_layers = _num_layers(model)
+        extra["layers_to_transform"] = sorted({(i + n_layers) if i < 0 else i for i in layers})
+        if any(not 0 <= i < n_layers for i in extra["layers_to_transform"]):
+            raise ValueError(f"LoRA layers {list(layers)} are out of range for a model with {n_layers} blocks")
     config = LoraConfig(
         r=r, lora_alpha=alpha if alpha is not None else 2 * r, lora_dropout=dropout,
         target_modules=list(target_modules) if isinstance(target_modules, (list, tuple)) else target_modules,
-        bias="none", task_type="CAUSAL_LM",
+        bias="none", task_type="CAUSAL_LM", **extra,
     )
     return get_peft_model(model, config)
+
+
+def _num_layers(model) -> int:
+    config = getattr(model, "config", None)
+    config = getattr(config, "text_config", None) or config
+    for name in ("num_hidden_layers", "n_layer", "num_layers"):
+        if getattr(config, name, None):
+            return int(getattr(config, name))
+    raise ValueError("cannot tell the number of transformer blocks from the model config")
 
 
 def trainable_parameter_count(model) -> tuple[int, int]:
@@ -191,6 +217,9 @@ class TrainingConfig:
     max_length: int = 256
     seed: int = 0
     log_every: int = 10
+    # "auto": the fused loss of :mod:`textleak.synthesis.lm_loss` (logits only at labelled positions,
+    # in chunks) when the model allows it, else full logits; "full" forces the reference path
+    loss_impl: str = "auto"
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -204,6 +233,7 @@ class TrainingResult:
     privacy: Any = None          # a dp.PrivacyReport when trained with DP
     truncated_records: int = 0
     step_logs: list[dict[str, Any]] = field(default_factory=list)
+    loss_impl: str = "full"      # the loss path actually used: "fused" or "full"
 
 
 StepCallback = Callable[[int, Any], "dict[str, Any] | None"]
@@ -279,7 +309,12 @@ def train_causal_lm(
             loader = DataLoader(dataset, batch_size=config.batch_size, shuffle=True, collate_fn=collate, generator=gen)
             train_model, optimizer, loader = accelerator.prepare(model, optimizer, loader)
 
-        result = TrainingResult(model=model, steps=0, truncated_records=truncated)
+        from textleak.synthesis.lm_loss import fused_per_record_loss, resolve_loss_impl
+
+        sample_ids = torch.tensor([examples[0]["input_ids"]], device=device)
+        loss_parts = resolve_loss_impl(train_model, config.loss_impl, sample_ids)
+        result = TrainingResult(model=model, steps=0, truncated_records=truncated,
+                                loss_impl="full" if loss_parts is None else "fused")
         from tqdm.auto import tqdm
 
         progress = tqdm(total=steps, desc="fine-tuning" + (" (DP)" if dp is not None else ""),
@@ -294,9 +329,14 @@ def train_causal_lm(
                     loss_value = float("nan")
                 else:
                     batch = {k: v.to(device) for k, v in batch.items()}
-                    logits = train_model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"],
-                                         position_ids=position_ids_for(batch["attention_mask"])).logits
-                    loss = per_record_loss(logits, batch["labels"]).mean()
+                    positions = position_ids_for(batch["attention_mask"])
+                    if loss_parts is not None:
+                        loss = fused_per_record_loss(loss_parts, batch["input_ids"], batch["attention_mask"], positions,
+                                                     batch["labels"]).mean()
+                    else:
+                        logits = train_model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"],
+                                             position_ids=positions).logits
+                        loss = per_record_loss(logits, batch["labels"]).mean()
                     if dp is None:
                         accelerator.backward(loss)
                     else:
