@@ -42,6 +42,8 @@ from typing import Any
 
 import torch
 
+from textleak.leakage.config import LeakageConfig
+
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared" / "data"
 RESULTS = REPO / "benchmarks" / "results"
@@ -71,7 +73,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--dtype", default="bfloat16")
     p.add_argument("--max-new-tokens", type=int, default=256)
     p.add_argument("--generation-batch-size", type=int, default=16)
-    p.add_argument("--judge", default="embedding", help="judge for semantic privacy (textleak.judges.make_judge name)")
+    p.add_argument("--judge", default=LeakageConfig.judge, help="judge for semantic privacy (textleak.judges.make_judge name; default: the default judge)")
     p.add_argument("--judge-options", default="{}", help="JSON options for the judge")
     p.add_argument("--threads", type=int, default=1, help="torch threads (1 is fastest on a shared machine)")
     p.add_argument("--seed", type=int, default=0)
@@ -315,7 +317,7 @@ def main(argv=None) -> None:
     args = parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     torch.set_num_threads(args.threads)
-    stem = Path(args.out) if args.out else RESULTS / ("synthesis_table2" + ("" if args.judge == "embedding" else f"_{args.judge}"))
+    stem = Path(args.out) if args.out else RESULTS / ("synthesis_table2" + ("" if args.judge == LeakageConfig.judge else f"_{args.judge}"))
     stem.parent.mkdir(parents=True, exist_ok=True)
     json_path = stem.with_suffix(".json")
     records = load_records(args.data)

@@ -1,4 +1,5 @@
-"""Judges of claim support: embedding (offline default), lexical (ROUGE-L baseline), LLM (seed 000).
+"""Judges of claim support: nli (the offline default, a small cross-encoder), embedding (fast), lexical
+(ROUGE-L baseline), LLM (seed 000).
 
 Each judge is one file in this package registered by name in :data:`textleak.registry.judges`;
 :func:`make_judge` builds one by name. Measure any judge against labelled claims with
@@ -15,7 +16,7 @@ from textleak.registry import judges
 __all__ = ["ClaimRating", "Judge", "OK", "UNPARSED", "make_judge", "normalise"]
 
 
-def make_judge(spec: "str | Judge" = "embedding", llm: Any = None, **options: Any) -> Judge:
+def make_judge(spec: "str | Judge" = "nli", llm: Any = None, **options: Any) -> Judge:
     """A registered judge by name (``textleak.registry.judges.names()``) configured by ``options``;
     ``llm`` goes to judges that use one (default ``"embedded"``); a Judge passes through."""
-    return judges.build(spec or "embedding", llm=llm, **options)
+    return judges.build(spec or "nli", llm=llm, **options)

@@ -21,7 +21,7 @@ KNOWLEDGE_STRATEGIES = ("random", "first", "last", "release_shuffle")
 class LeakageConfig:
     """Options of :func:`textleak.leakage.evaluate_leakage` (see each field's help)."""
 
-    judge: Any = field(default="embedding", metadata={
+    judge: Any = field(default="nli", metadata={
         "help": "judge of claim support (a registered name, or a Judge object in the API)", "choices": lambda: judges.names()})
     judge_options: dict[str, Any] = field(default_factory=dict, metadata={
         "help": "options of the judge, e.g. mode=logprob n=3 for the llm judge", "flag": "--judge-option"})
