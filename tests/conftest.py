@@ -28,6 +28,18 @@ def _isolated_cache(tmp_path_factory):
         os.environ["TEXTLEAK_CACHE_DIR"] = old
 
 
+@pytest.fixture(scope="module")
+def one_torch_thread():
+    """torch on one thread for a module's tests (``pytestmark = pytest.mark.usefixtures(...)``): tiny
+    models run fastest on one thread, and the CI machine's cores are shared."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
     """``../shared/data``: real samples read in place (never copied into the repo)."""

@@ -14,12 +14,7 @@ from textleak.synthesis.training import (
 )
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")  # small models: one thread is fastest and steady
 
 
 def _examples(tok, n=12):

@@ -16,13 +16,7 @@ from textleak.synthesis.training import (
 
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _one_thread():
-    """Tiny models run fastest on one thread (and the CI machine's cores are shared)."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")  # small models: one thread is fastest and steady
 
 
 RECORD = {"id": "r1", "text": "She has a fever.", "question": "What is the diagnosis?", "answer": "Flu"}
