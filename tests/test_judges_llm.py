@@ -218,7 +218,7 @@ def test_make_judge_and_describe():
     d = judge.describe()
     assert (d["name"], d["mode"], d["n"], d["domain"], d["llm"]["backend"]) == ("llm", "logprob", 5, "wildchat", "scripted")
     assert make_judge("llm").llm == "embedded"  # lazy: nothing loaded yet
-    assert make_judge().describe()["name"] == "embedding"
+    assert make_judge().describe()["name"] == "nli"  # the offline default
     assert make_judge("lexical").describe()["name"] == "lexical"
     with pytest.raises(ValueError, match="unknown judge"):
         make_judge("oracle")

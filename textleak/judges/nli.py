@@ -455,7 +455,12 @@ class NLIJudge(Judge):
         # the adapter's measured agreement with the default settings, recorded in its manifest by
         # benchmarks/nli_agreement.py --record (docs/judges.md)
         measured = manifest.get("agreement")
-        out["calibration"] = measured if measured and self._default_settings() else "not measured for these settings"
+        if measured and self._default_settings():
+            # flat, as the other judges' calibration (reports and the Space app show it as one level)
+            out["calibration"] = {f"{name.replace('-', '_')}_{k}": v for name, figures in measured.items() for k, v in figures.items() if k != "date"}
+            out["calibration"]["date"] = next(iter(measured.values())).get("date")
+        else:
+            out["calibration"] = "not measured for these settings"
         return out
 
     def _default_settings(self) -> bool:
