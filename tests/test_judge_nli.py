@@ -152,8 +152,8 @@ def test_manual_lora_merge_equals_peft():
     config = json.loads((WEIGHTS_DIR / "config.json").read_text())
     state = load_file(str(WEIGHTS_DIR / ADAPTER_FILE))
     lora = {k: v.float() for k, v in state.items() if not k.startswith("head.")}
-    ours = nli.merge_lora(nli.build_lora_model(AutoModel.from_pretrained(default_encoder_path(), add_pooling_layer=False), config), lora, config)
-    base = nli.build_lora_model(AutoModel.from_pretrained(default_encoder_path(), add_pooling_layer=False), config)
+    ours = nli.merge_lora(nli.build_lora_model(AutoModel.from_pretrained(default_encoder_path()), config), lora, config)
+    base = nli.build_lora_model(AutoModel.from_pretrained(default_encoder_path()), config)
     plain = {k: v.clone() for k, v in base.state_dict().items()}
     wrapped = peft.get_peft_model(base, nli.lora_config(config))
     peft.set_peft_model_state_dict(wrapped, lora)
@@ -175,3 +175,11 @@ def test_adapter_that_does_not_fit_is_refused():
     with pytest.raises(RuntimeError, match="does not fit"):
         nli.merge_lora(model, {"base_model.model.encoder.layer.1.attention.self.query.lora_A.weight": torch.zeros(2, 8),
                                "base_model.model.encoder.layer.1.attention.self.query.lora_B.weight": torch.zeros(8, 2)}, config)
+
+
+def test_reports_name_the_measured_agreement():
+    from textleak.judges.agreement import measured_agreement
+
+    assert "hand-written labels" in measured_agreement(make_judge("nli").describe())
+    assert "held-out split" in measured_agreement(make_judge("embedding").describe())
+    assert "not measured" in measured_agreement(make_judge("nli", cascade=0.5).describe())

@@ -200,7 +200,9 @@ def run(args: argparse.Namespace) -> int:
     print(format_table(rows))
     if rows:
         r0 = rows[0]
-        print(f"\njudge: {r0['judge'].get('name')}  linker: {r0['linker'].get('name')} ({r0['linker'].get('index', '')}, "
+        from textleak.judges.agreement import measured_agreement
+
+        print(f"\njudge: {r0['judge'].get('name')} ({measured_agreement(r0['judge'])})  linker: {r0['linker'].get('name')} ({r0['linker'].get('index', '')}, "
               f"{r0['linker'].get('query')})  k={config.k} ({config.knowledge})  seed={config.seed}")
         for r in rows:
             notes = []

@@ -395,3 +395,16 @@ def calibrate_thresholds(
     if best is None:
         raise ValueError("calibration found no threshold pair with a defined kappa")
     return float(chosen[0]), float(chosen[1]), float(best[0])
+
+
+def measured_agreement(description: dict[str, Any]) -> str:
+    """One phrase for a report: a judge's measured agreement with labels, from its ``describe()``."""
+    calibration = description.get("calibration")
+    if isinstance(calibration, dict):
+        if "eval_spearman" in calibration:
+            return (f"Spearman {calibration['eval_spearman']:.2f} with {calibration.get('eval_n', '?')} hand-written labels, "
+                    f"{calibration.get('eval_contradiction_accuracy', float('nan')):.0%} of contradicted facts rated unsupported")
+        if "test_spearman" in calibration:
+            return f"Spearman {calibration['test_spearman']:.2f} on the calibration set's held-out split"
+    return "agreement not measured for these settings (textleak judge-agreement measures it)"
+

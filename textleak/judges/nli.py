@@ -93,7 +93,7 @@ class NLIModel:
         self.config = json.loads((directory / CONFIG_FILE).read_text(encoding="utf-8"))
         base_path = encoder_path or default_encoder_path()
         self.tokenizer = AutoTokenizer.from_pretrained(base_path)
-        model = AutoModel.from_pretrained(base_path, add_pooling_layer=False)
+        model = AutoModel.from_pretrained(base_path)  # its pooler is loaded and unused (no "unexpected weights" report)
         build_lora_model(model, self.config)
         state = load_file(str(directory / ADAPTER_FILE))
         head = {k[len("head."):]: v.float() for k, v in state.items() if k.startswith("head.")}
