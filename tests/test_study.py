@@ -51,6 +51,8 @@ def test_study_rows_utility_and_resume(tmp_path, monkeypatch):
     assert all(not c.get("known") for c in first["claims"])
     page = (tmp_path / "study" / "report.html").read_text()
     assert page.count("<details class='record'>") == 32
+    assert "id='judge-name'>nli</b>" in page and "hand-written labels" in page  # the judge and its measured agreement
+    assert result["judge"]["name"] == "nli"
 
     # resume: no stage runs again (a sanitizer or judge call would fail now)
     def boom(*a, **k):

@@ -211,6 +211,7 @@ def run_study(cfg: StudyConfig, resume: bool = True, progress: bool = True) -> d
     utility_key = content_hash(data_key, _key_part(cfg.llm), cfg.coherence, cfg.leakage.seed)
     logger.info("study on %s (%s): %d records, sanitizers %s", cfg.dataset, kind, len(records), ", ".join(cfg.sanitizers))
     rows, drill, timings = [], {}, {}
+    judge_description: dict[str, Any] | None = None
     validity = _utility_validity(kind, cfg, records, originals, _Stages(out, resume), utility_key) if cfg.utility else None
 
     for name in cfg.sanitizers:
@@ -273,6 +274,7 @@ def run_study(cfg: StudyConfig, resume: bool = True, progress: bool = True) -> d
                 util = _utility(kind, cfg, records, raw)
                 write_json(sdir / "utility.json", util)
                 stages.done("utility", key)
+        judge_description = summary.get("judge") or judge_description
         ci = summary.get("ci95") or {}
         valid = validity is None or validity["valid"]
         rows.append({
@@ -309,7 +311,7 @@ def run_study(cfg: StudyConfig, resume: bool = True, progress: bool = True) -> d
     result = {
         "dataset": cfg.dataset, "kind": kind, "n_records": len(records), "textleak_version": __version__,
         "settings": {k: v for k, v in asdict(cfg).items() if k not in ("output",)}, "timings_s": timings,
-        "rows": rows, **({"dp_sweep": dp_sweep} if dp_sweep else {}), "records": drill,
+        "judge": judge_description, "rows": rows, **({"dp_sweep": dp_sweep} if dp_sweep else {}), "records": drill,
         **({"utility_validity": validity} if validity else {}),
     }
     result["paths"] = {k: str(v) for k, v in write_report(result, out, cfg.drilldown_limit).items()}

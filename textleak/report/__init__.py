@@ -223,6 +223,16 @@ li.leak .badge{background:#c0392b} li.partial .badge{background:#e67e22} li.safe
 """
 
 
+def _judge_line(judge: dict[str, Any] | None) -> str:
+    """The judge and its measured agreement, for the report's header."""
+    if not judge:
+        return ""
+    from textleak.judges.agreement import measured_agreement
+
+    return (f"<br>judge <b id='judge-name'>{html.escape(str(judge.get('name', '?')))}</b> "
+            f"({html.escape(measured_agreement(judge))})")
+
+
 def render_html(result: dict[str, Any], figures: dict[str, bytes], drilldown_limit: int = 50) -> str:
     """The report page as one string (figures are PNG bytes keyed by name)."""
     imgs = {k: "data:image/png;base64," + base64.b64encode(v).decode("ascii") for k, v in figures.items()}
@@ -235,7 +245,7 @@ def render_html(result: dict[str, Any], figures: dict[str, bytes], drilldown_lim
 <style>{_CSS}</style></head><body>
 <h1>textleak privacy-utility report</h1>
 <p class="meta">dataset <b>{html.escape(str(result.get('dataset', '')))}</b>, {result.get('n_records', '?')} records,
-textleak {html.escape(str(result.get('textleak_version', '')))}</p>
+textleak {html.escape(str(result.get('textleak_version', '')))}{_judge_line(result.get('judge'))}</p>
 <h2>Summary</h2>{_summary_table(result.get('rows', []))}
 <h2>Privacy against utility</h2>
 <figure><img id="fig-privacy-utility" alt="privacy-utility scatter" src="{imgs.get('privacy_utility', '')}"></figure>
