@@ -146,6 +146,36 @@ def test_invisible_changes_do_not_raise_privacy(disguise):
     assert disguised.linkage_rate >= honest.linkage_rate
 
 
+@pytest.mark.parametrize("disguise", [
+    lambda t: "\u200b".join(t),
+    lambda t: t.replace("a", "\u0430").replace("o", "\u043e").replace("e", "\u0435"),
+])
+def test_invisible_changes_do_not_raise_privacy_under_the_default_judge(disguise):
+    """The NLI judge (the default) sees the normalised text too: a disguised identity stays leaked."""
+    honest = evaluate_leakage(RECORDS, RECORDS, use_cache=False, bootstrap=0)
+    disguised = evaluate_leakage(RECORDS, [disguise(t) for t in RECORDS], use_cache=False, bootstrap=0)
+    assert honest.judge["name"] == "nli"
+    assert disguised.semantic_privacy <= honest.semantic_privacy + 0.05
+
+
+def test_nli_judge_without_its_weights_fails_instead_of_scoring(tmp_path):
+    """A missing or foreign adapter is an error naming the folder, never a rating."""
+    from textleak.judges import make_judge
+
+    judge = make_judge("nli", weights=str(tmp_path), cascade=None, verbatim=False)
+    with pytest.raises(FileNotFoundError, match=str(tmp_path)):
+        judge.rate([["She has a cough and a fever."]], ["A woman with a cough comes to the clinic."])
+
+
+def test_nli_judge_reads_a_claim_longer_than_its_window():
+    """A claim past the cross-encoder's 128 tokens is truncated, not dropped: it still gets a rating."""
+    from textleak.judges import make_judge
+
+    claim = "She has a cough, " + ", ".join(f"symptom number {k}" for k in range(60)) + "."
+    (r,) = make_judge("nli", verbatim=False, cascade=None).rate([[claim]], ["She has a cough."])[0]
+    assert r.rating in (1, 2, 3) and 0.0 <= r.score <= 1.0
+
+
 def test_a_verbatim_claim_in_a_non_latin_script_is_not_unsupported():
     """Before: the ROUGE tokenizer keeps a-z and 0-9 only, so a Chinese claim had no tokens and the
     lexical judge rated it unsupported, and its lexical privacy read 1.0 under the identity."""
@@ -166,7 +196,7 @@ DECOYS = [  # (claim, document stating it, a similar sentence with another numbe
 ]
 
 
-@pytest.mark.parametrize("judge", ["lexical", "embedding"])
+@pytest.mark.parametrize("judge", ["lexical", "embedding", "nli"])
 def test_a_similar_record_appended_as_a_decoy_does_not_hide_a_verbatim_claim(judge):
     """Before: the guard checked only the best-matching span, so the decoy turned 1 into 2 (embedding:
     all three cases; lexical with the guard: the second)."""
