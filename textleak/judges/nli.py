@@ -367,19 +367,27 @@ def _normal(text: str) -> str:
     return re.sub(r"\s+", " ", text.lower()).strip(" .!?;:,")
 
 
+@lru_cache(maxsize=65536)
+def _text_facts(text: str, claim_side: bool) -> tuple[str, frozenset[str], frozenset[str], bool]:
+    """(normalised text, stemmed tokens, numbers, negated) of a claim or a sentence, computed once per
+    text: the verbatim shortcut compares every claim with every sentence of its document."""
+    from textleak.text import rouge_tokens
+
+    tokens = frozenset(rouge_tokens(text))
+    if claim_side:
+        tokens = frozenset(t for t in tokens if t not in _FRAME_WORDS)
+    numbers = frozenset(extract_numbers(text, count_word_one=not claim_side))
+    return _normal(text), tokens, numbers, bool(_NEGATION.search(text))
+
+
 def states_claim(claim: str, sentence: str) -> bool:
     """Whether ``sentence`` states ``claim`` in its own words: word for word, or every content word
     and number of the claim present with the same polarity (see the verbatim shortcut)."""
-    if _normal(claim) and _normal(claim) in _normal(sentence):
+    c_text, content, c_numbers, c_negated = _text_facts(claim, True)
+    s_text, s_tokens, s_numbers, s_negated = _text_facts(sentence, False)
+    if c_text and c_text in s_text:
         return True
-    from textleak.text import rouge_tokens
-
-    content = {t for t in rouge_tokens(claim) if t not in _FRAME_WORDS}
-    if len(content) < 2 or not content <= set(rouge_tokens(sentence)):
-        return False
-    if extract_numbers(claim, count_word_one=False) - extract_numbers(sentence):
-        return False
-    return bool(_NEGATION.search(claim)) == bool(_NEGATION.search(sentence))
+    return len(content) >= 2 and content <= s_tokens and c_numbers <= s_numbers and c_negated == s_negated
 
 
 def cut_span(sentence: str, window_start: int | None, max_words: int) -> str:
