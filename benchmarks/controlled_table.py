@@ -100,6 +100,21 @@ def load_dataset(name: str) -> list[dict]:
 
 
 # ---- rows -----------------------------------------------------------------------------------------
+def row_model(row: str, llm: str) -> str:
+    """The model a row actually runs: the ICL rows use ``--llm``; the prefix rows train a transformers
+    model (``--llm`` when it is one, else the embedded Gemma); the DP row always trains the embedded one."""
+    if row in ICL_ROWS:
+        return llm
+    if row in ("prefix", "prefix_masking"):
+        return llm if llm == "embedded" or llm.startswith("hf:") else "embedded"
+    return "embedded"
+
+
+def row_key(row: str, key: dict) -> dict:
+    """The settings a saved row must match to be reused: ``llm`` is the model the row ran."""
+    return {**key, "llm": row_model(row, key["llm"])}
+
+
 def run_row(row: str, train: list[dict], args) -> dict:
     """Generations and their entity pools for one row: ``texts``, ``entities`` (per generation in the
     ICL setting, one pool in the fine-tuning setting) and ``references``."""
@@ -111,8 +126,7 @@ def run_row(row: str, train: list[dict], args) -> dict:
         return {"setting": "icl", "texts": list(syn["text"]), "entities": list(syn["private_entities"]),
                 "references": list(syn["references"]), "status": list(syn["generation_status"])}
     if row in ("prefix", "prefix_masking"):
-        trainable = args.llm if args.llm == "embedded" or args.llm.startswith("hf:") else "embedded"
-        gen = ControlledGenerator(model=trainable, mode="prefix", masking=row == "prefix_masking", epochs=args.epochs,
+        gen = ControlledGenerator(model=row_model(row, args.llm), mode="prefix", masking=row == "prefix_masking", epochs=args.epochs,
                                   learning_rate=args.prefix_lr, batch_size=2, gradient_accumulation_steps=1,
                                   max_length=args.max_length, **common)
         syn = gen.fit(train).generate(num_records=args.records, seed=args.seed)
@@ -217,20 +231,20 @@ def render(results: list[dict], args, n_train: int) -> str:
         "Command: `python benchmarks/controlled_table.py " + " ".join(args.argv) + "`",
         "",
         f"Data: {ds}; {n_train} training records. {args.records} generations per row, T=0.7, top-p 0.9, at most "
-        f"{args.max_new_tokens} new tokens, LLM `{args.llm}` ({args.dtype or 'backend default'} weights). Prefix rows: "
+        f"{args.max_new_tokens} new tokens, the model of each row in its column (`embedded` = Gemma 3 270M with transformers, {args.dtype or 'default'} weights; `llamacpp:embedded` = the same model's Q4_K_M GGUF with llama.cpp). Prefix rows: "
         f"20 virtual tokens, {args.epochs} epochs, lr {args.prefix_lr}; DP-SGD: LoRA r=8, ε=8, δ=1e-5, {args.epochs} epochs. "
         "ICL rows: ICL setting (each generation vs its three contexts); prefix and DP rows: fine-tuning setting (vs every "
         "training entity; ROUGE max over the training texts). PIPP/ELP in percent; 95% bootstrap intervals over the "
         "generations in brackets. Paper values (Sheared-LLaMA 1.3B, 1,014 TAB documents) for the shape only.",
         "",
-        "| Method | PIPP (%) | ELP (%) | ROUGE-2 | ROUGE-L | leaking gens | failed | words/gen | time (s) | paper PIPP / ELP / R-2 / R-L |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| Method | model | PIPP (%) | ELP (%) | ROUGE-2 | ROUGE-L | leaking gens | failed | words/gen | time (s) | paper PIPP / ELP / R-2 / R-L |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in results:
         c = r["ci95"]
         p = PAPER[r["row"]]
         lines.append(
-            f"| {LABELS[r['row']]} | {pct(r['pipp'], c['pipp'])} | {pct(r['elp'], c['elp'])} | {num(r['rouge2'], c['rouge2'])} | "
+            f"| {LABELS[r['row']]} | `{r['args']['llm']}` | {pct(r['pipp'], c['pipp'])} | {pct(r['elp'], c['elp'])} | {num(r['rouge2'], c['rouge2'])} | "
             f"{num(r['rougeL'], c['rougeL'])} | {r['leaking_generations']}/{r['n']} | {r['failed']} | {r['mean_words']:.0f} | "
             f"{r['seconds']:.0f} | {p[0]} / {p[1]} / {p[2]} / {p[3]} |")
     lines += ["", "Values that leaked, per row (first 40):", ""]
@@ -303,7 +317,7 @@ def main() -> None:
     key = {k: v for k, v in vars(args).items() if k not in ("rows", "render_only", "argv", "threads", "work_dir", "bootstrap")}
     for row in [] if args.render_only else args.rows:
         path = row_dir / f"{row}.json"
-        if path.exists() and json.loads(path.read_text()).get("args") == key:
+        if path.exists() and json.loads(path.read_text()).get("args") == row_key(row, key):
             logger.info("%s: already done", row)
             continue
         logger.info("%s: starting", row)
@@ -311,7 +325,7 @@ def main() -> None:
         out = run_row(row, train, args)
         seconds = time.perf_counter() - start
         (work / f"{row}.json").write_text(json.dumps(out, indent=1, default=str, ensure_ascii=False))
-        result = {"row": row, **score(out, args.bootstrap, args.seed), "seconds": seconds, "args": key,
+        result = {"row": row, **score(out, args.bootstrap, args.seed), "seconds": seconds, "args": row_key(row, key),
                   "samples": [t for t in out["texts"][:2]],
                   **{k: out[k] for k in ("training", "privacy") if k in out}}
         path.write_text(json.dumps(result, indent=1, default=str, ensure_ascii=False))
@@ -321,7 +335,7 @@ def main() -> None:
         path = row_dir / f"{row}.json"
         if path.exists():
             saved = json.loads(path.read_text())
-            if saved.get("args") == key:
+            if saved.get("args") == row_key(row, key):
                 results.append(saved)
     stem = RESULTS / f"controlled_table_{args.dataset}"
     stem.with_suffix(".json").write_text(json.dumps(
