@@ -94,6 +94,7 @@ setup(
             "dp/data/*.txt",
             "judges/weights/nli/*",
             "judges/training/*.yaml",
+            "judges/training/*.jsonl",
         ]
     },
     install_requires=core,

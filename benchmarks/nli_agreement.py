@@ -5,6 +5,8 @@
     python benchmarks/nli_agreement.py --judges nli,nli:int8=0,nli:spans=2,embedding --sets calibration-test
 
 Sets: ``calibration-test`` (the held-out split of textleak/data/judge_calibration.jsonl, 80 claims),
+``handwritten-test`` (the held-out split of textleak/judges/training/handwritten.jsonl: written by
+hand like the evaluation set, by other writers, from other cases; the adapter trains on its train split),
 ``generated-val`` (the validation records' pairs of textleak.judges.training.pairs, same seed as the
 shipped adapter: records the adapter never saw, but built by the same rules), and any labelled JSONL
 (``--labels``; rows with ``claim``, ``document``, ``gold``, optional ``category`` and ``domain``).
@@ -43,6 +45,10 @@ def load_set(name: str, seed: int):
 
     if name == "calibration-test":
         return load_labelled_claims(split="test")
+    if name == "handwritten-test":
+        from textleak.judges.agreement import HANDWRITTEN_SET
+
+        return load_labelled_claims(HANDWRITTEN_SET, split="test")
     if name == "generated-val":
         from textleak.judges.training.pairs import build_pairs
 

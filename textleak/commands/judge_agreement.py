@@ -34,8 +34,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--claims-per-prompt", type=int, default=10)
     parser.add_argument("--max-retries", type=int, default=2)
     parser.add_argument("--domain", default=None, choices=["medqa", "wildchat"], help="LLM judge demos (default: each item's domain, medqa when unknown)")
-    parser.add_argument("--labels", default=None, help="JSONL of labelled claims; 'eval' = the shipped hand-written evaluation set (default: the shipped calibration set)")
-    parser.add_argument("--split", default=None, choices=["all", "train", "test"], help="keep items of this split (default: test for the shipped set, all otherwise)")
+    parser.add_argument("--labels", default=None, help="JSONL of labelled claims; 'eval' = the shipped hand-written evaluation set; 'handwritten' = the NLI judge's hand-labelled "
+                        "training set (its test split by default) (default: the shipped calibration set)")
+    parser.add_argument("--split", default=None, choices=["all", "train", "test"], help="keep items of this split (default: test for the shipped calibration and hand-labelled sets, all otherwise)")
     parser.add_argument("--limit", type=int, default=None, help="use only the first N items (after the split filter)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", dest="json_out", default=None, help="also write the report as JSON to this file")
@@ -53,7 +54,7 @@ def _judge_options(args: argparse.Namespace, domain: str) -> dict:
 
 
 def run(args: argparse.Namespace) -> int:
-    from textleak.judges.agreement import EVAL_SET, agreement, load_labelled_claims, rate_labelled_with_scores
+    from textleak.judges.agreement import EVAL_SET, HANDWRITTEN_SET, agreement, load_labelled_claims, rate_labelled_with_scores
     from textleak.judges import make_judge
 
     from textleak.registry import judges
@@ -62,8 +63,8 @@ def run(args: argparse.Namespace) -> int:
     if args.llm is not None and not needs_llm:
         print(f"--llm does not apply to the {args.judge} judge", file=sys.stderr)
         return 2
-    split = args.split or ("test" if args.labels is None else "all")
-    labels_path = EVAL_SET if args.labels == "eval" else args.labels
+    split = args.split or ("test" if args.labels in (None, "handwritten") else "all")
+    labels_path = {"eval": EVAL_SET, "handwritten": HANDWRITTEN_SET}.get(args.labels, args.labels)
     try:
         items = load_labelled_claims(labels_path, split=split)
     except (OSError, ValueError) as err:

@@ -28,6 +28,8 @@ LABELS = (1, 2, 3)
 CALIBRATION_SET = Path(__file__).resolve().parent.parent / "data" / "judge_calibration.jsonl"
 #: hand-written evaluation set (issue 13): 13 categories of (claim, sanitized document) pairs, see docs/judge_eval_set.md
 EVAL_SET = Path(__file__).resolve().parent.parent / "data" / "judge_eval.jsonl"
+# hand-labelled pairs written to train the NLI judge (its train split) and to test it (its test split: other cases)
+HANDWRITTEN_SET = Path(__file__).resolve().parent / "training" / "handwritten.jsonl"
 
 
 # ---- measures -------------------------------------------------------------------------------------
