@@ -10,7 +10,10 @@ Steps (all deterministic given --seed):
    are split train/validation by a hash of their id. The train split of the shipped calibration set
    (textleak/data/judge_calibration.jsonl, 184 hand-labelled claims) is added to training, its held-out
    test split (80) is a second validation set (the embedding judge's thresholds were fit on the same
-   train split, so the two judges are compared on the same held-out claims).
+   train split, so the two judges are compared on the same held-out claims). The train split of the
+   hand-labelled training set (textleak/judges/training/handwritten.jsonl, written by hand for training,
+   independent of the evaluation set) is added too; its test split is reported after every epoch and
+   never used for selection.
 2. spans: every claim's best sentence is found by the judge's own span finder (the embedding judge's
    bi-encoder, :meth:`NLIJudge.candidate_spans`), so training sees what the judge sees. Pairs rated 1 or
    2 whose span is not the rewritten sentence (the span finder missed it) are dropped and counted: they
@@ -138,9 +141,13 @@ def main() -> None:
     ap.add_argument("--weight-decay", type=float, default=0.01)
     ap.add_argument("--mse-weight", type=float, default=1.0)
     ap.add_argument("--calibration-weight", type=int, default=2, help="times the calibration train split is repeated")
+    ap.add_argument("--handwritten", default=str(REPO / "textleak" / "judges" / "training" / "handwritten.jsonl"),  # agreement.HANDWRITTEN_SET
+                    help="hand-labelled training pairs (train split trained on, test split reported, never selected on); '' for none")
+    ap.add_argument("--handwritten-weight", type=int, default=6, help="times the hand-labelled train split is repeated")
     ap.add_argument("--max-length", type=int, default=128)
     ap.add_argument("--pooling", default="pair", choices=["pair", "mean"], help="pair: [claim mean, span mean, |diff|, product]; mean: all tokens")
     ap.add_argument("--features", default=",".join(NUMERIC_FEATURES), help="extra inputs of the head, names from textleak.judges.nli.NUMERIC_FEATURES ('' for none)")
+    ap.add_argument("--feature-scale", type=float, default=1.0, help="the features enter the head times this (a larger scale lets weight decay leave them decisive)")
     ap.add_argument("--max-span-words", type=int, default=32)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--limit", type=int, default=0, help="train on N training pairs drawn at random (a quick trial)")
@@ -174,10 +181,13 @@ def main() -> None:
     logger.info("%d generated pairs (%s), data sha256 %s", len(pairs), dict(Counter(p.split for p in pairs)), data_hash[:16])
     calib_train = load_labelled_claims(split="train")
     calib_test = load_labelled_claims(split="test")
+    hand_train = load_labelled_claims(args.handwritten, split="train") if args.handwritten else []
+    hand_test = load_labelled_claims(args.handwritten, split="test") if args.handwritten else []
 
     judge = NLIJudge(spans=1, max_span_words=args.max_span_words, cascade=None, verbatim=False)
     t0 = time.perf_counter()
-    claims_docs = [(p.claim, p.document) for p in pairs] + [(c.claim, c.document) for c in calib_train + calib_test]
+    labelled = calib_train + calib_test + hand_train + hand_test
+    claims_docs = [(p.claim, p.document) for p in pairs] + [(c.claim, c.document) for c in labelled]
     from textleak.cache import cache_root
 
     rows = find_spans(judge, claims_docs, Path(args.cache or cache_root() / "nli_train") / "spans.json")
@@ -195,22 +205,28 @@ def main() -> None:
             continue
         item = (p.claim, span, p.label, p.category, row["similarity"], p.source)
         (val if p.split == "val" else train).append(item)
-    for c, row in zip(calib_train, rows[len(pairs) : len(pairs) + len(calib_train)]):
-        if row["spans"]:
-            train.extend([(c.claim, row["spans"][0], c.gold, "calibration_" + (c.category or ""), row["similarity"], "calibration")] * args.calibration_weight)
-    for c, row in zip(calib_test, rows[len(pairs) + len(calib_train) :]):
-        test.append((c.claim, row["spans"][0] if row["spans"] else "", c.gold, c.category or "", row["similarity"], "calibration"))
+    labelled_rows = dict(zip((id(c) for c in labelled), rows[len(pairs) :]))
+    hand_eval = []
+    for source, items, weight in (("calibration", calib_train, args.calibration_weight), ("handwritten", hand_train, args.handwritten_weight)):
+        for c in items:
+            row = labelled_rows[id(c)]
+            if row["spans"]:
+                train.extend([(c.claim, row["spans"][0], c.gold, f"{source}_{c.category or ''}", row["similarity"], source)] * weight)
+    for source, items, into in (("calibration", calib_test, test), ("handwritten", hand_test, hand_eval)):
+        for c in items:
+            row = labelled_rows[id(c)]
+            into.append((c.claim, row["spans"][0] if row["spans"] else "", c.gold, c.category or "", row["similarity"], source))
     if args.limit:
         rng0 = np.random.default_rng(np.random.SeedSequence([args.seed, 999]))
         train = [train[k] for k in sorted(rng0.choice(len(train), min(args.limit, len(train)), replace=False))]
-    logger.info("train %d, val %d, calibration test %d; dropped %s", len(train), len(val), len(test), dict(dropped))
+    logger.info("train %d, val %d, calibration test %d, hand-written test %d; dropped %s", len(train), len(val), len(test), len(hand_eval), dict(dropped))
 
     # ---- model
     lora_layers = list(range(args.layers - args.train_layers, args.layers))
     config = {"layers": args.layers, "lora_layers": lora_layers, "lora_r": args.lora_r, "lora_alpha": args.lora_alpha,
               "lora_targets": args.lora_targets.split(","), "max_length": args.max_length,
               "labels": [1, 2, 3], "input": "[CLS] claim [SEP] span [SEP]", "max_span_words": args.max_span_words, "pooling": args.pooling,
-              "numeric_features": feature_list}
+              "numeric_features": feature_list, "feature_scale": args.feature_scale}
     from peft import get_peft_model, get_peft_model_state_dict
     from transformers import AutoTokenizer
 
@@ -282,11 +298,11 @@ def main() -> None:
 
     t0 = time.perf_counter()
     def features(items):
-        return torch.tensor([numeric_features(it[0], it[1], feature_list) if n_features else [] for it in items], dtype=torch.float32).reshape(len(items), n_features)
+        return args.feature_scale * torch.tensor([numeric_features(it[0], it[1], feature_list) if n_features else [] for it in items], dtype=torch.float32).reshape(len(items), n_features)
 
-    train_feats, val_feats, test_feats = features(train), features(val), features(test)
+    train_feats, val_feats, test_feats, hand_feats = features(train), features(val), features(test), features(hand_eval)
     train_states = lower_states(train)
-    val_states, test_states = lower_states(val), lower_states(test)
+    val_states, test_states, hand_states = lower_states(val), lower_states(test), lower_states(hand_eval)
     timings["frozen_layers_s"] = time.perf_counter() - t0
     logger.info("frozen layers computed for %d pairs in %.0f s", len(train_states) + len(val_states) + len(test_states), timings["frozen_layers_s"])
 
@@ -341,9 +357,12 @@ def main() -> None:
         pv, pt = predict(val_states, val_feats), predict(test_states, test_feats)
         mv = metrics([v[2] for v in val], pv, [v[3] for v in val])
         mt = metrics([v[2] for v in test], pt, [v[3] for v in test])
-        select = (mv["kappa_linear"] + mt["kappa_linear"]) / 2
+        mh = metrics([v[2] for v in hand_eval], predict(hand_states, hand_feats), [v[3] for v in hand_eval]) if hand_eval else None
+        select = (mv["kappa_linear"] + mt["kappa_linear"]) / 2  # the hand-written test split is reported, never selected on
         history.append({"epoch": epoch, "train_loss": float(np.mean(losses)), "epoch_s": epoch_s, "eval_s": time.perf_counter() - t_eval,
-                        "val": mv, "calibration_test": mt, "selection": select})
+                        "val": mv, "calibration_test": mt, "handwritten_test": mh, "selection": select})
+        if mh:
+            logger.info("epoch %d: hand-written test acc %.3f kappa_lin %.3f spearman %.3f", epoch, mh["accuracy"], mh["kappa_linear"], mh["spearman_score"])
         logger.info("epoch %d: loss %.4f, %.0f s; val acc %.3f kappa_lin %.3f spearman %.3f; calibration test acc %.3f kappa_lin %.3f spearman %.3f",
                     epoch, np.mean(losses), epoch_s, mv["accuracy"], mv["kappa_linear"], mv["spearman_score"], mt["accuracy"], mt["kappa_linear"], mt["spearman_score"])
         logger.info("val per category: %s", mv["per_category_accuracy"])
@@ -360,7 +379,9 @@ def main() -> None:
         "date": datetime.date.today().isoformat(),
         "seed": args.seed,
         "data_sha256": data_hash,
+        "handwritten_sha256": __import__("hashlib").sha256(Path(args.handwritten).read_bytes()).hexdigest() if args.handwritten else None,
         "pairs": {"generated": len(pairs), "train": len(train), "val": len(val), "calibration_test": len(test),
+                  "handwritten_train": len(hand_train), "handwritten_test": len(hand_eval),
                   "train_categories": dict(Counter(t[3] for t in train)), "val_categories": dict(Counter(v[3] for v in val)),
                   "train_labels": {str(k): int(v) for k, v in zip((1, 2, 3), counts)}, "dropped": dict(dropped)},
         "hyper_parameters": {k: v for k, v in vars(args).items() if k not in ("shared", "out", "cache")},
@@ -375,7 +396,7 @@ def main() -> None:
     }
     (out_dir / MANIFEST_FILE).write_text(json.dumps(manifest, indent=1) + "\n")
     print(json.dumps({"selected_epoch": best[1], "timings_s": manifest["timings_s"], "val": history[best[1]]["val"],
-                      "calibration_test": history[best[1]]["calibration_test"]}, indent=1))
+                      "calibration_test": history[best[1]]["calibration_test"], "handwritten_test": history[best[1]]["handwritten_test"]}, indent=1))
 
 
 if __name__ == "__main__":

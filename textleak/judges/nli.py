@@ -100,6 +100,7 @@ class NLIModel:
         lora = {k: v.float() for k, v in state.items() if not k.startswith("head.")}
         self.model = merge_lora(model, lora, self.config)
         self.features = feature_names(self.config)
+        self.feature_scale = float(self.config.get("feature_scale", 1.0))  # features enter the head times this (training and here)
         self.pooling = self.config.get("pooling", "mean")
         width = self.model.config.hidden_size * (4 if self.pooling == "pair" else 1)
         self.head = torch.nn.Linear(width + len(self.features), len(LABELS))
@@ -147,7 +148,8 @@ class NLIModel:
         hidden = self.model(**enc).last_hidden_state
         pooled = pair_pool(hidden, enc["attention_mask"], enc["token_type_ids"]) if self.pooling == "pair" else mean_pool(hidden, enc["attention_mask"])
         if self.features:
-            pooled = torch.cat([pooled, torch.tensor([numeric_features(a, b, self.features) for a, b in pairs], dtype=pooled.dtype, device=pooled.device)], dim=-1)
+            feats = torch.tensor([numeric_features(a, b, self.features) for a, b in pairs], dtype=pooled.dtype, device=pooled.device)
+            pooled = torch.cat([pooled, feats * self.feature_scale], dim=-1)
         return torch.softmax(self.head(pooled).float(), dim=-1).cpu()
 
 
