@@ -272,8 +272,9 @@ def plot(results: list[dict], path: Path, title: str) -> None:
     for ax, keys, scale, ylabel in ((ax1, ("pipp", "elp"), 100, "percent"), (ax2, ("rouge2", "rougeL"), 1, "F1")):
         for j, key in enumerate(keys):
             vals = [(r[key] or 0) * scale for r in results]
-            lo = [v - (r["ci95"][key] or [0, 0])[0] * scale if r["ci95"][key] else 0 for v, r in zip(vals, results)]
-            hi = [(r["ci95"][key] or [0, 0])[1] * scale - v if r["ci95"][key] else 0 for v, r in zip(vals, results)]
+            # clipped at 0: a bootstrap interval of a distinct-count share (ELP, fine-tuning setting) can lie below its point
+            lo = [max(0.0, v - r["ci95"][key][0] * scale) if r["ci95"][key] else 0 for v, r in zip(vals, results)]
+            hi = [max(0.0, r["ci95"][key][1] * scale - v) if r["ci95"][key] else 0 for v, r in zip(vals, results)]
             ax.bar([x + (j - 0.5) * 0.4 for x in xs], vals, width=0.4, yerr=[lo, hi], capsize=3, label=key.upper() if scale == 100 else key)
         ax.set_xticks(xs, names, fontsize=7)
         ax.set_ylabel(ylabel)
