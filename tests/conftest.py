@@ -63,3 +63,21 @@ def llama_server():
 
     with LlamaServer("embedded", n_ctx=2048, n_threads=1) as server:
         yield server
+
+
+def copied_from_medqa_sample(rows: list[dict], shared_data: Path, width: int) -> list[tuple[str, str]]:
+    """(id, run) for every row whose claim or document holds a ``width``-character run of a line of the
+    shared MedQA sample's questions (labelled sets must be written, not copied); skips without the sample."""
+    import json
+
+    path = shared_data / "medqa" / "sampled_50.jsonl"
+    if not path.is_file():
+        pytest.skip(f"{path} not found")
+    windows = set()
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            for text_line in json.loads(line)["question"].split("\n"):
+                windows.update(text_line[i : i + width] for i in range(len(text_line) - width + 1))
+    assert windows
+    return [(row["id"], text[i : i + width]) for row in rows for text in (row["claim"], row["document"])
+            for i in range(len(text) - width + 1) if text[i : i + width] in windows]

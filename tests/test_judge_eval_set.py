@@ -113,21 +113,9 @@ def test_the_library_reader_loads_it_with_categories(rows):
 
 def test_nothing_copied_from_the_shared_medqa_sample(rows, shared_data):
     """No 40-character run of any line of the sample's questions appears in a claim or document."""
-    path = shared_data / "medqa" / "sampled_50.jsonl"
-    if not path.is_file():
-        pytest.skip(f"{path} not found")
-    windows = set()
-    with open(path, encoding="utf-8") as fh:
-        for line in fh:
-            for text_line in json.loads(line)["question"].split("\n"):
-                windows.update(text_line[i : i + 40] for i in range(len(text_line) - 39))
-    assert windows
-    copied = []
-    for row in rows:
-        for text in (row["claim"], row["document"]):
-            hits = [text[i : i + 40] for i in range(len(text) - 39) if text[i : i + 40] in windows]
-            if hits:
-                copied.append((row["id"], hits[0]))
+    from conftest import copied_from_medqa_sample
+
+    copied = copied_from_medqa_sample(rows, shared_data, 40)
     assert not copied, copied[:10]
 
 

@@ -57,15 +57,10 @@ def test_independent_of_the_evaluation_set(rows, eval_rows):
 
 
 def test_nothing_copied_from_the_shared_medqa_sample(rows, shared_data):
-    path = shared_data / "medqa" / "sampled_50.jsonl"
-    if not path.is_file():
-        pytest.skip(f"{path} not found")
-    windows = set()
-    with open(path, encoding="utf-8") as fh:
-        for line in fh:
-            for text_line in json.loads(line)["question"].split("\n"):
-                windows.update(text_line[i : i + 60] for i in range(len(text_line) - 59))
-    copied = [(r["id"], t[i : i + 60]) for r in rows for t in (r["claim"], r["document"]) for i in range(len(t) - 59) if t[i : i + 60] in windows]
+    """60-character runs: at 40, USMLE stock phrases ("brought to the emergency department by") match."""
+    from conftest import copied_from_medqa_sample
+
+    copied = copied_from_medqa_sample(rows, shared_data, 60)
     assert not copied, copied[:5]
 
 
