@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import hashlib
 import json
 import logging
 import os
@@ -186,14 +187,14 @@ def main() -> None:
 
     judge = NLIJudge(spans=1, max_span_words=args.max_span_words, cascade=None, verbatim=False)
     t0 = time.perf_counter()
-    labelled = calib_train + calib_test + hand_train + hand_test
+    labelled = calib_train + calib_test + hand_train + hand_test  # the order the span rows are read back in
     claims_docs = [(p.claim, p.document) for p in pairs] + [(c.claim, c.document) for c in labelled]
     from textleak.cache import cache_root
 
     rows = find_spans(judge, claims_docs, Path(args.cache or cache_root() / "nli_train") / "spans.json")
     timings["spans_s"] = time.perf_counter() - t0
 
-    train, val, test = [], [], []  # (claim, span, label, category, similarity)
+    train, val = [], []  # (claim, span, label, category, similarity, source)
     dropped = Counter()
     for p, row in zip(pairs, rows[: len(pairs)]):
         span = row["spans"][0] if row["spans"] else ""
@@ -205,17 +206,21 @@ def main() -> None:
             continue
         item = (p.claim, span, p.label, p.category, row["similarity"], p.source)
         (val if p.split == "val" else train).append(item)
-    labelled_rows = dict(zip((id(c) for c in labelled), rows[len(pairs) :]))
-    hand_eval = []
-    for source, items, weight in (("calibration", calib_train, args.calibration_weight), ("handwritten", hand_train, args.handwritten_weight)):
+    # the labelled sets' span rows follow the generated pairs', in the order of ``labelled``
+    found = iter(rows[len(pairs) :])
+
+    def labelled_item(c, row, source: str, category: str):
+        return (c.claim, row["spans"][0] if row["spans"] else "", c.gold, category, row["similarity"], source)
+
+    test, hand_eval = [], []
+    for source, items, weight, held_out in (("calibration", calib_train, args.calibration_weight, None), ("calibration", calib_test, 0, test),
+                                            ("handwritten", hand_train, args.handwritten_weight, None), ("handwritten", hand_test, 0, hand_eval)):
         for c in items:
-            row = labelled_rows[id(c)]
-            if row["spans"]:
-                train.extend([(c.claim, row["spans"][0], c.gold, f"{source}_{c.category or ''}", row["similarity"], source)] * weight)
-    for source, items, into in (("calibration", calib_test, test), ("handwritten", hand_test, hand_eval)):
-        for c in items:
-            row = labelled_rows[id(c)]
-            into.append((c.claim, row["spans"][0] if row["spans"] else "", c.gold, c.category or "", row["similarity"], source))
+            row = next(found)
+            if held_out is not None:
+                held_out.append(labelled_item(c, row, source, c.category or ""))
+            elif row["spans"]:
+                train.extend([labelled_item(c, row, source, f"{source}_{c.category or ''}")] * weight)
     if args.limit:
         rng0 = np.random.default_rng(np.random.SeedSequence([args.seed, 999]))
         train = [train[k] for k in sorted(rng0.choice(len(train), min(args.limit, len(train)), replace=False))]
@@ -379,7 +384,7 @@ def main() -> None:
         "date": datetime.date.today().isoformat(),
         "seed": args.seed,
         "data_sha256": data_hash,
-        "handwritten_sha256": __import__("hashlib").sha256(Path(args.handwritten).read_bytes()).hexdigest() if args.handwritten else None,
+        "handwritten_sha256": hashlib.sha256(Path(args.handwritten).read_bytes()).hexdigest() if args.handwritten else None,
         "pairs": {"generated": len(pairs), "train": len(train), "val": len(val), "calibration_test": len(test),
                   "handwritten_train": len(hand_train), "handwritten_test": len(hand_eval),
                   "train_categories": dict(Counter(t[3] for t in train)), "val_categories": dict(Counter(v[3] for v in val)),
