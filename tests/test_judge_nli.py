@@ -182,6 +182,7 @@ def test_adapter_that_does_not_fit_is_refused():
 def test_reports_name_the_measured_agreement():
     from textleak.judges.agreement import measured_agreement
 
-    assert "hand-written labels" in measured_agreement(make_judge("nli").describe())
+    phrase = measured_agreement(make_judge("nli").describe())
+    assert "hand-written labels" in phrase and "from other writers" in phrase
     assert "held-out split" in measured_agreement(make_judge("embedding").describe())
     assert "not measured" in measured_agreement(make_judge("nli", cascade=0.5).describe())

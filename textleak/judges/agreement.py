@@ -404,7 +404,9 @@ def measured_agreement(description: dict[str, Any]) -> str:
     calibration = description.get("calibration")
     if isinstance(calibration, dict):
         if "eval_spearman" in calibration:
-            return (f"Spearman {calibration['eval_spearman']:.2f} with {calibration.get('eval_n', '?')} hand-written labels, "
+            other = (f" ({calibration['handwritten_test_spearman']:.2f} on {calibration.get('handwritten_test_n', '?')} from other writers)"
+                     if "handwritten_test_spearman" in calibration else "")
+            return (f"Spearman {calibration['eval_spearman']:.2f} with {calibration.get('eval_n', '?')} hand-written labels{other}, "
                     f"{calibration.get('eval_contradiction_accuracy', float('nan')):.0%} of contradicted facts rated unsupported")
         if "test_spearman" in calibration:
             return f"Spearman {calibration['test_spearman']:.2f} on the calibration set's held-out split"
