@@ -167,6 +167,21 @@ def test_nli_judge_without_its_weights_fails_instead_of_scoring(tmp_path):
         judge.rate([["She has a cough and a fever."]], ["A woman with a cough comes to the clinic."])
 
 
+def test_nli_model_that_outputs_nan_fails_instead_of_scoring(monkeypatch):
+    """Before: NaN probabilities (a corrupt adapter, an fp16 overflow) crashed in most_probable with a bare
+    StopIteration, or, with one finite column, became whatever rating the NaNs let through."""
+    import torch
+
+    import textleak.judges.nli as nli
+    from textleak.judges import make_judge
+
+    model = nli.load_nli_model()
+    monkeypatch.setattr(model, "_forward", lambda pairs: torch.full((len(pairs), 3), float("nan")))
+    judge = make_judge("nli", verbatim=False, cascade=None)
+    with pytest.raises(ValueError, match="non-finite probabilities"):
+        judge.rate([["She has a cough and a fever."]], ["A woman with a cough comes to the clinic."])
+
+
 def test_nli_judge_reads_a_claim_longer_than_its_window():
     """A claim past the cross-encoder's 128 tokens is truncated, not dropped: it still gets a rating."""
     from textleak.judges import make_judge

@@ -90,6 +90,7 @@ class NLIModel:
         from textleak.encoders import default_encoder_path
 
         directory = Path(directory)
+        self.directory = directory
         self.config = json.loads((directory / CONFIG_FILE).read_text(encoding="utf-8"))
         base_path = encoder_path or default_encoder_path()
         self.tokenizer = AutoTokenizer.from_pretrained(base_path)
@@ -135,6 +136,11 @@ class NLIModel:
             for start in range(0, len(order), batch_size):
                 idx = order[start : start + batch_size]
                 probs[idx] = self._forward([items[i] for i in idx]).double().numpy()
+        if not np.isfinite(probs).all():
+            # a corrupt or overflowing adapter: an error, never a rating (a NaN score would clip to "leaked"
+            # or "unsupported" by accident)
+            bad = int((~np.isfinite(probs)).any(axis=1).sum())
+            raise ValueError(f"the NLI model in {self.directory} gave non-finite probabilities for {bad} of {len(items)} pairs: check its weights")
         for k, pair in enumerate(pairs):
             out[k] = probs[unique[pair]]
         return out
