@@ -5,23 +5,11 @@ that perturbs every number and age lands in between, and a release made of other
 
 from __future__ import annotations
 
-import re
-
 import pytest
 
+from sanitizers.record import change_numbers
 from textleak.data.medqa import read_medqa_jsonl
 from textleak.leakage import evaluate_leakage
-
-
-def perturb_numbers(text: str) -> str:
-    """Change every number (ages, vitals, lab values) while keeping the rest of the record."""
-    def shift(m: re.Match) -> str:
-        value = m.group(0)
-        if "." in value:
-            return f"{float(value) * 1.37 + 3:.1f}"
-        return str(int(value.replace(",", "")) * 2 + 7)
-
-    return re.sub(r"\d+(?:,\d{3})*(?:\.\d+)?", shift, text)
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +35,7 @@ def reports(medqa, judge):
     return {
         "identity": _evaluate(medqa, medqa[0], judge),
         "remove_all": _evaluate(medqa, ["" for _ in medqa[0]], judge),
-        "perturbed": _evaluate(medqa, [perturb_numbers(t) for t in medqa[0]], judge),
+        "perturbed": _evaluate(medqa, [change_numbers(t) for t in medqa[0]], judge),
     }
 
 
@@ -67,7 +55,10 @@ def test_remove_all_leaks_nothing(reports):
 
 def test_number_perturbation_lands_in_between(reports):
     ident, perturbed, empty = reports["identity"], reports["perturbed"], reports["remove_all"]
-    assert perturb_numbers("A 62-year-old has 8,900 cells and 38.4 C") == "A 131-year-old has 17807 cells and 55.6 C"
+    assert change_numbers("A 62-year-old has 8,900 cells and 38.4 C") == "A 131-year-old has 17807 cells and 55.6 C"
+    from textleak.registry import sanitizers
+
+    assert sanitizers.get("numbers_changed")()(["A 62-year-old"])["sanitized"] == ["A 131-year-old"]  # the registered baseline
     assert ident.semantic_privacy < perturbed.semantic_privacy < empty.semantic_privacy
     assert perturbed.semantic_privacy - ident.semantic_privacy >= 0.1
     assert perturbed.linkage_rate >= 0.9  # words still link the records
@@ -95,6 +86,6 @@ def test_demo_vignettes_identity_remove_all_and_numbers(judge):
     texts = [r["text"] for r in read_medqa_jsonl(DEMO_PATH)]
     ident = evaluate_leakage(texts, texts, alignment="index", judge=judge, bootstrap=0)
     gone = evaluate_leakage(texts, [""] * len(texts), alignment="index", judge=judge, bootstrap=0)
-    perturbed = evaluate_leakage(texts, [perturb_numbers(t) for t in texts], alignment="index", judge=judge, bootstrap=0)
+    perturbed = evaluate_leakage(texts, [change_numbers(t) for t in texts], alignment="index", judge=judge, bootstrap=0)
     assert ident.semantic_privacy <= 0.10 and gone.semantic_privacy == 1.0
     assert ident.semantic_privacy + 0.1 <= perturbed.semantic_privacy < gone.semantic_privacy
