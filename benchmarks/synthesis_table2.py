@@ -25,7 +25,8 @@ Reference rows: the private records themselves (no sanitization), and the base m
 fine-tuning (the release's ``eps_0``). The trained adapters and the synthetic texts stay in
 ``--work-dir`` (outside the repository: synthetic text from a non-private model reproduces MedQA
 records); only aggregates go to ``benchmarks/results/synthesis_table2[_<judge>].{json,md,png}``.
-Run it under ``nohup`` and watch the log; every stage is saved as it finishes.
+Run it under ``nohup`` and watch the log; every stage is saved as it finishes. The results key holds the
+judge's weights hash: after a judge is retrained, a rerun re-scores the saved synthetic sets.
 """
 
 from __future__ import annotations
@@ -99,6 +100,15 @@ def training_key(args) -> dict[str, Any]:
     keys = ("data", "epochs", "batch_size", "learning_rate", "lora_r", "lora_targets", "lora_layers", "max_length",
             "dtype", "max_new_tokens", "seed")
     return {k: getattr(args, k) for k in keys}
+
+
+def judge_identity(args) -> str | None:
+    """The judge's weights hash (None for judges without weights): a retrained judge must re-score the
+    saved synthetic sets (the trained adapters and generations in ``--work-dir`` are reused), never
+    keep figures from the old weights."""
+    from textleak.judges import make_judge
+
+    return make_judge(args.judge, **json.loads(args.judge_options)).describe().get("adapter_sha256")
 
 
 def run_dir(args, row: str) -> Path:
@@ -323,7 +333,8 @@ def main(argv=None) -> None:
     records = load_records(args.data)
     originals = [r["text"] for r in records]
     by_file = {name: sum(r["source_file"] == name for r in records) for name in sorted({r["source_file"] for r in records})}
-    key = {**training_key(args), "judge": args.judge, "judge_options": args.judge_options}
+    key = {**training_key(args), "judge": args.judge, "judge_options": args.judge_options,
+           "judge_weights": judge_identity(args)}
     result = json.loads(json_path.read_text()) if json_path.exists() else {}
     if result.get("key") != key:
         result = {"key": key, "rows": {}}
