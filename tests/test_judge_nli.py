@@ -140,6 +140,10 @@ def test_pair_features_name_what_they_measure():
     assert pair_features("She has a cough.", "She has had a cough for a week.")["content_recall"] == 1
     assert numeric_features("a", "b", ("log_ratio", "content_recall")) == [f2 for f2 in (pair_features("a", "b")[n] for n in ("log_ratio", "content_recall"))]
     assert len(numeric_features("a", "b")) == len(NUMERIC_FEATURES)
+    # the same slot, not the nearest value: 72 against the span's pulse 112, not its 80
+    vitals = "Pulse is 112/min, blood pressure 120/80 mm Hg."
+    assert pair_features("Her pulse is 72/min.", vitals)["slot_log_ratio"] > 0.15 > pair_features("Her pulse is 72/min.", vitals)["log_ratio"]
+    assert pair_features("Her pulse is 112/min.", vitals)["slot_log_ratio"] == 0
 
 
 def test_manual_lora_merge_equals_peft():

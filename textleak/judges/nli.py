@@ -193,7 +193,9 @@ def quantise_rowwise(model, lengths: list[int]) -> None:
 _QUANTITY = re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?:\s*-?\s*(hours?|days?|weeks?|months?|years?)\b)?", re.IGNORECASE)
 _DAYS = {"hour": 1 / 24, "day": 1.0, "week": 7.0, "month": 30.0, "year": 365.0}
 NUMBER_FEATURES = ("claim_has_numbers", "numbers_missing", "span_without_numbers", "band_conflict", "band_same_value_changed", "log_ratio")
-NUMERIC_FEATURES = NUMBER_FEATURES + ("content_recall", "negation_mismatch")
+NUMERIC_FEATURES = NUMBER_FEATURES + ("content_recall", "negation_mismatch", "slot_log_ratio")
+_SLOT_TOKEN = re.compile(r"[^\W\d_]+|\d[\d,]*(?:\.\d+)?")
+_SLOT_WINDOW = 3  # words before a number that name what it measures ("pulse is 72", "rent of £900")
 # negation cues, for the polarity feature (a claim and a span that both negate, in any wording, agree in polarity)
 _NEGATION = re.compile(r"\b(?:no|not|never|none|nothing|nobody|neither|nor|without|denies|denied|deny|denying|negative|absent|"
                        r"cannot|free of|unremarkable)\b|n't\b", re.IGNORECASE)
@@ -233,6 +235,37 @@ def _bands():
     return load_lexicon().bands
 
 
+def _slots(text: str) -> list[tuple[float, frozenset[str]]]:
+    """(value, label words) of every number: the stemmed content words among the few words before it."""
+    from textleak.text import rouge_tokens
+
+    tokens = [m.group(0) for m in _SLOT_TOKEN.finditer(text)]
+    out = []
+    for i, token in enumerate(tokens):
+        if not token[0].isdigit():
+            continue
+        before = [t.lower() for t in tokens[max(0, i - _SLOT_WINDOW) : i] if not t[0].isdigit()]
+        labels = frozenset(w for w in rouge_tokens(" ".join(w for w in before if w not in _FRAME_WORDS)))
+        out.append((float(token.replace(",", "")), labels))
+    return out
+
+
+def slot_log_ratio(claim: str, span: str) -> float:
+    """The largest |log ratio| (over log 10, capped at 1) between a claim number and the span's number
+    in the same slot, the one named by a shared label word ("pulse 72" vs "pulse 112, blood pressure
+    120/80": 72 against 112, not against the nearer 80); 0 when no number of the claim has a slot in
+    the span or every slotted value is stated."""
+    span_slots = [(v, labels) for v, labels in _slots(span) if labels]
+    worst = 0.0
+    for value, labels in _slots(claim):
+        same_slot = [v for v, other in span_slots if labels & other]
+        if not same_slot or value in same_slot:
+            continue
+        best = min(abs(np.log((value + 1e-3) / (v + 1e-3))) for v in same_slot)
+        worst = max(worst, min(1.0, float(best / np.log(10))))
+    return worst
+
+
 def numeric_features(claim: str, span: str, names: Sequence[str] = NUMERIC_FEATURES) -> list[float]:
     """The features ``names`` of (claim, span), see :func:`pair_features`."""
     values = pair_features(claim, span)
@@ -248,7 +281,8 @@ def pair_features(claim: str, span: str) -> dict[str, float]:
     kind (durations in days), over log 10, capped at 1; then the share of the claim's content words
     (stemmed, framing words aside) found in the span, and whether exactly one of the two is negated
     (a negation cue in one and none in the other: "takes no medications" and "is not on any
-    medication" agree; "denies chest pain" and "reports chest pain" do not)."""
+    medication" agree; "denies chest pain" and "reports chest pain" do not); last, the log ratio of
+    a claim number to the span's number in the same slot (:func:`slot_log_ratio`)."""
     c_num = extract_numbers(claim, count_word_one=False)
     s_num = extract_numbers(span)
     missing = c_num - s_num
@@ -282,7 +316,7 @@ def pair_features(claim: str, span: str) -> dict[str, float]:
     recall = sum(t in span_tokens for t in content) / len(content) if content else 0.0
     mismatch = float(bool(_NEGATION.search(claim)) != bool(_NEGATION.search(span)))
     values = [float(bool(c_num)), float(bool(missing)), float(bool(c_num) and not s_num), conflict, same_changed, float(ratio),
-              float(recall), mismatch]
+              float(recall), mismatch, slot_log_ratio(claim, span)]
     return dict(zip(NUMERIC_FEATURES, values))
 
 
