@@ -131,7 +131,7 @@ def test_verbatim_shortcut_reads_every_sentence_before_the_cascade():
 
 
 def test_pair_features_name_what_they_measure():
-    from textleak.judges.nli import NUMERIC_FEATURES, numeric_features, pair_features
+    from textleak.judges.nli import NUMBER_FEATURES, NUMERIC_FEATURES, numeric_features, pair_features
 
     f = pair_features("Her temperature is 38.9°C.", "Her temperature is 36.6°C.")
     assert f["claim_has_numbers"] == 1 and f["numbers_missing"] == 1 and f["band_conflict"] == 1
@@ -144,6 +144,7 @@ def test_pair_features_name_what_they_measure():
     vitals = "Pulse is 112/min, blood pressure 120/80 mm Hg."
     assert pair_features("Her pulse is 72/min.", vitals)["slot_log_ratio"] > 0.15 > pair_features("Her pulse is 72/min.", vitals)["log_ratio"]
     assert pair_features("Her pulse is 112/min.", vitals)["slot_log_ratio"] == 0
+    assert "slot_log_ratio" not in pair_features("Her pulse is 72/min.", vitals, NUMBER_FEATURES)  # not computed unless named
 
 
 def test_manual_lora_merge_equals_peft():

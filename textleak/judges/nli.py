@@ -268,11 +268,11 @@ def slot_log_ratio(claim: str, span: str) -> float:
 
 def numeric_features(claim: str, span: str, names: Sequence[str] = NUMERIC_FEATURES) -> list[float]:
     """The features ``names`` of (claim, span), see :func:`pair_features`."""
-    values = pair_features(claim, span)
+    values = pair_features(claim, span, names)
     return [values[n] for n in names]
 
 
-def pair_features(claim: str, span: str) -> dict[str, float]:
+def pair_features(claim: str, span: str, names: Sequence[str] = NUMERIC_FEATURES) -> dict[str, float]:
     """Arithmetic the tokenizer cannot do, given to the head beside the cross-encoder's vector:
     whether the claim states numbers, whether some are missing from the span (the number guard's
     signal), whether the span states none, whether a vital sign or lab value of the claim falls in a
@@ -282,7 +282,8 @@ def pair_features(claim: str, span: str) -> dict[str, float]:
     (stemmed, framing words aside) found in the span, and whether exactly one of the two is negated
     (a negation cue in one and none in the other: "takes no medications" and "is not on any
     medication" agree; "denies chest pain" and "reports chest pain" do not); last, the log ratio of
-    a claim number to the span's number in the same slot (:func:`slot_log_ratio`)."""
+    a claim number to the span's number in the same slot (:func:`slot_log_ratio`), computed only when
+    ``names`` asks for it (adapters trained before it existed do not)."""
     c_num = extract_numbers(claim, count_word_one=False)
     s_num = extract_numbers(span)
     missing = c_num - s_num
@@ -316,8 +317,11 @@ def pair_features(claim: str, span: str) -> dict[str, float]:
     recall = sum(t in span_tokens for t in content) / len(content) if content else 0.0
     mismatch = float(bool(_NEGATION.search(claim)) != bool(_NEGATION.search(span)))
     values = [float(bool(c_num)), float(bool(missing)), float(bool(c_num) and not s_num), conflict, same_changed, float(ratio),
-              float(recall), mismatch, slot_log_ratio(claim, span)]
-    return dict(zip(NUMERIC_FEATURES, values))
+              float(recall), mismatch]
+    out = dict(zip(NUMERIC_FEATURES, values))
+    if "slot_log_ratio" in names:
+        out["slot_log_ratio"] = slot_log_ratio(claim, span)
+    return out
 
 
 def mean_pool(hidden, mask):
