@@ -397,3 +397,22 @@ def test_cli_errors_are_one_line_with_exit_2_and_debug_shows_the_traceback(tmp_p
         main(["evaluate", "--originals", str(tmp_path / "missing.jsonl"), "--debug"])
     assert main(["evaluate", "--bootstrap", "-3", "--limit", "2"]) == 2
     assert "bootstrap must be an integer >= 0" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("claim, span", [
+    ("Her count is " + "9" * 400 + ".", "The count is 5."),        # a number beyond float range
+    ("Her count is " + "9" * 400 + ".", "The count is " + "9" * 401 + "."),
+    ("", ""),
+    ("pulse 0", "pulse 0.0"),                                       # zeros in a log ratio
+    ("Her pulse is 1,,,2.", "pulse 3,"),                            # malformed digit groups
+    ("体温 38.5", "体温 36.0"),                                      # non-Latin label words
+])
+def test_nli_pair_features_stay_finite_on_odd_input(claim, span):
+    """A NaN or infinite feature would reach the head and make the rating arbitrary (the model's NaN
+    check would then stop the run); every feature must be a finite number in [0, 1] instead."""
+    import math
+
+    from textleak.judges.nli import pair_features
+
+    values = pair_features(claim, span)
+    assert all(math.isfinite(v) and 0.0 <= v <= 1.0 for v in values.values()), values
