@@ -115,6 +115,26 @@ def row_key(row: str, key: dict) -> dict:
     return {**key, "llm": row_model(row, key["llm"])}
 
 
+def same_settings(saved: dict | None, wanted: dict, at_least: int = 0) -> bool:
+    """A saved row matches when every setting but the number of generations is the same (each row
+    prints its own n) and it holds at least ``at_least`` generations."""
+    if not saved:
+        return False
+    strip = lambda d: {k: v for k, v in d.items() if k != "records"}
+    return strip(saved) == strip(wanted) and saved.get("records", 0) >= at_least
+
+
+def pipp_difference(a: dict, b: dict, bootstrap: int, seed: int) -> tuple[float, list[float], float]:
+    """PIPP of row b minus row a, a 95% bootstrap interval (each row's generations resampled on their
+    own) and the share of resamples in which b is not below a (a one-sided bootstrap p-value)."""
+    la = [bool(g["leaked"]) for g in a["per_generation"]]
+    lb = [bool(g["leaked"]) for g in b["per_generation"]]
+    rng = random.Random(seed)
+    diffs = sorted(sum(rng.choice(lb) for _ in lb) / len(lb) - sum(rng.choice(la) for _ in la) / len(la) for _ in range(bootstrap))
+    point = sum(lb) / len(lb) - sum(la) / len(la)
+    return point, [diffs[int(0.025 * (bootstrap - 1))], diffs[int(0.975 * (bootstrap - 1))]], sum(d >= 0 for d in diffs) / bootstrap
+
+
 def run_row(row: str, train: list[dict], args) -> dict:
     """Generations and their entity pools for one row: ``texts``, ``entities`` (per generation in the
     ICL setting, one pool in the fine-tuning setting) and ``references``."""
@@ -233,7 +253,7 @@ def render(results: list[dict], args, n_train: int) -> str:
         "",
         "Command: `python benchmarks/controlled_table.py " + " ".join(args.argv) + "`",
         "",
-        f"Data: {ds}; {n_train} training records. {args.records} generations per row, T=0.7, top-p 0.9, at most "
+        f"Data: {ds}; {n_train} training records. Generations per row: the n under 'leaking gens'; T=0.7, top-p 0.9, at most "
         f"{args.max_new_tokens} new tokens, the model of each row in its column (`embedded` = Gemma 3 270M with transformers, {args.dtype or 'default'} weights; `llamacpp:embedded` = the same model's Q4_K_M GGUF with llama.cpp). Prefix rows: "
         f"20 virtual tokens, {args.epochs} epochs, lr {args.prefix_lr}; DP-SGD: LoRA r=8, ε=8, δ=1e-5, {args.epochs} epochs. "
         "ICL rows: ICL setting (each generation vs its three contexts); prefix and DP rows: fine-tuning setting (vs every "
@@ -251,6 +271,15 @@ def render(results: list[dict], args, n_train: int) -> str:
             f"| {LABELS[r['row']]} | `{r['args']['llm']}` | {pct(r['pipp'], c['pipp'])} | {pct(r['elp'], c['elp'])} | {num(r['rouge2'], c['rouge2'])} | "
             f"{num(r['rougeL'], c['rougeL'])} | {r['leaking_generations']}/{r['n']} | {r['failed']} | {r['mean_words']:.0f} | "
             f"{r['seconds']:.0f} | {p[0]} / {p[1]} / {p[2]} / {p[3]} |")
+    by_row = {r["row"]: r for r in results}
+    pairs = [(a, b) for a, b in (("baseline_icl", "icl"), ("icl", "icl_blocking"), ("prefix", "prefix_masking")) if a in by_row and b in by_row]
+    if pairs:
+        lines += ["", "Does the privacy step lower PIPP? The difference (second row minus first), its 95% bootstrap interval, "
+                      "and the share of resamples where it is not below zero:", ""]
+        for a, b in pairs:
+            d, ci, p = pipp_difference(by_row[a], by_row[b], args.bootstrap, args.seed)
+            lines.append(f"- {LABELS[b]} vs {LABELS[a]}: {100 * d:+.1f} points [{100 * ci[0]:+.1f}, {100 * ci[1]:+.1f}], "
+                         f"p = {p:.3f} (n = {by_row[b]['n']} / {by_row[a]['n']})")
     lines += ["", "Values that leaked, per row (first 40):", ""]
     for r in results:
         lines.append(f"- {LABELS[r['row']]}: {', '.join(r['leaked_values']) or '(none)'}")
@@ -321,7 +350,7 @@ def main() -> None:
     key = {k: v for k, v in vars(args).items() if k not in ("rows", "render_only", "argv", "threads", "work_dir", "bootstrap")}
     for row in [] if args.render_only else args.rows:
         path = row_dir / f"{row}.json"
-        if path.exists() and json.loads(path.read_text()).get("args") == row_key(row, key):
+        if path.exists() and same_settings(json.loads(path.read_text()).get("args"), row_key(row, key), at_least=args.records):
             logger.info("%s: already done", row)
             continue
         logger.info("%s: starting", row)
@@ -339,7 +368,7 @@ def main() -> None:
         path = row_dir / f"{row}.json"
         if path.exists():
             saved = json.loads(path.read_text())
-            if saved.get("args") == row_key(row, key):
+            if same_settings(saved.get("args"), row_key(row, key)):
                 results.append(saved)
     stem = RESULTS / f"controlled_table_{args.dataset}"
     stem.with_suffix(".json").write_text(json.dumps(
