@@ -26,7 +26,10 @@ exec((here / "textleak" / "_version.py").read_text(), version)
 # torch is deliberately a range that an already-installed CPU build satisfies (install it first).
 core = [
     "torch>=2.4",
-    "transformers>=4.56",
+    # below 5.24: its generate() passes a fresh `cache` and drops the `past_key_values` through which
+    # peft (0.21.2) injects a prefix, so prefix-tuned models silently generated as the base model
+    # (tests/test_controlled_prefix.py::test_prefix_generation_differs_from_base_model_generation)
+    "transformers>=4.56,<5.24",
     "accelerate>=1.0",
     "evaluate>=0.4.5,<0.5",
     "datasets>=4",
