@@ -54,9 +54,9 @@ def test_empty_document_rates_3_without_loading_a_model(monkeypatch):
     ("She has a history of type 2 diabetes mellitus.", 1),   # verbatim
     ("The patient has had a cough for 3 weeks.", 1),          # paraphrase
     ("She reports chest pain.", 3),                           # negation
-    # another condition in the slot: the adapter trained with hand-labelled generalisations rates it 2
-    # (p(similar) 0.92), a known failure (docs/judges.md); strict, so a model that fixes it shows here
-    pytest.param("She has a history of asthma.", 3, marks=pytest.mark.xfail(strict=True, reason="sibling condition read as a generalisation")),
+    # another condition in the same slot (a sibling, not a generalisation): the 2026-11-23 adapter rated it 2
+    # (p(similar) 0.92); the one trained with the second round of hand-labelled sibling swaps rates it 3
+    ("She has a history of asthma.", 3),
     ("He plays the violin in an orchestra.", 3),              # unrelated
 ])
 def test_easy_pairs(judge, claim, expected):
