@@ -22,7 +22,10 @@ It follows the transformers backend's rules, so the two agree up to kernel preci
 - **Prefix reuse.** The KV cache of the last sequence is kept; the next prompt (a judge's instruction
   and demos, another choice, another sample) only computes the tokens after the shared prefix. The
   context is created with ``swa_full=True`` so rolling back inside a sliding-window model (Gemma 3)
-  stays exact.
+  stays exact. A prompt that shares nothing but BOS is decoded from position 0, as in a fresh
+  context, so unrelated prompts never change each other's logits; prompts that share a longer prefix
+  can differ in the last bits from a fresh context (llama.cpp's kernels round differently for
+  different batch splits), which at temperature > 0 can change a sampled token.
 - **Context.** ``truncation="error"`` raises :class:`~textleak.llm.PromptError` naming the prompt;
   ``"left"`` drops the oldest prompt tokens (BOS kept) with a warning.
 
@@ -317,6 +320,10 @@ class LlamaCppLM(LocalTokens, LanguageModel):
             raise PromptError(0, f"{len(ids)} tokens exceed the context of {llm.n_ctx()} tokens allocated (n_ctx)")
         keep = sorted(set(int(k) for k in keep))
         common = _common_prefix_len(self._past, ids)
+        if common <= self._n_protected(ids):
+            # nothing shared but BOS: decode from position 0, exactly as a fresh context would (llama.cpp's
+            # kernels give slightly different numbers for different batch splits, which can flip a sample)
+            common = 0
         # logits already computed for a shared position are reused (e.g. the choices of one prompt
         # share all but their last tokens); the rest is decoded from the first position missing
         missing = [k for k in keep if not (k < common and k in self._memo)]
