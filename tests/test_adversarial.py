@@ -416,3 +416,21 @@ def test_nli_pair_features_stay_finite_on_odd_input(claim, span):
 
     values = pair_features(claim, span)
     assert all(math.isfinite(v) and 0.0 <= v <= 1.0 for v in values.values()), values
+
+
+def test_a_prefix_that_never_reaches_generate_is_an_error_not_base_model_text(monkeypatch):
+    """transformers 5.24 dropped peft's prefix inside generate(): the 'prefix-tuned' texts were the base
+    model's, which leak less, so the method's row looked more private than it is. Simulated here by a
+    generate() that bypasses the prefix: generation must refuse, not sample."""
+    from textleak.controlled.prefix import PrefixTuner
+    from textleak.synthesis.tiny import tiny_causal_lm
+
+    model, tok = tiny_causal_lm("llama", seed=0, hidden=32, layers=2)
+    tuner = PrefixTuner(model, tok, num_virtual_tokens=4, epochs=1, max_length=64, seed=0, cpu=True)
+    tuner.fit(["PERSON: Ann Lee"], ["Ann Lee met the judge."], [[(0, 7)]])
+    assert tuner.generate(["PERSON: Ann Lee"], max_new_tokens=4, temperature=0.0)  # the real path works
+    tuner._prefix_checked = False
+    peft_model = tuner.peft_model
+    monkeypatch.setattr(peft_model, "generate", peft_model.get_base_model().generate)
+    with pytest.raises(RuntimeError, match="prefix does not reach generate"):
+        tuner.generate(["PERSON: Ann Lee"], max_new_tokens=4, temperature=0.7)

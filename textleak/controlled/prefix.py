@@ -149,6 +149,7 @@ class PrefixTuner:
         self.mixed_precision = mixed_precision
         self.dtype = dtype
         self._peft_model = None
+        self._prefix_checked = False  # check_prefix_reaches_generate ran and passed
         self._tokenizer = None
         self._device = None
 
@@ -278,6 +279,8 @@ class PrefixTuner:
         model, tok = self._peft_model, self._tokenizer
         device = self._device or next(model.parameters()).device
         model.eval()
+        if use_prefix and codes:
+            self.check_prefix_reaches_generate(codes[0])
         if temperature <= 0:
             return [self._greedy(model, tok, code, device, max_new_tokens, stop, use_prefix) for code in codes]
         from contextlib import nullcontext
@@ -290,6 +293,32 @@ class PrefixTuner:
         with (nullcontext() if use_prefix else model.disable_adapter()):
             records = generate_records(model, tok, [prompt_ids(tok, code) for code in codes], seeds, config)
         return [cut_at_stop(r.text or "", stop) for r in records]
+
+    def check_prefix_reaches_generate(self, code: str) -> None:
+        """Raise when ``generate`` ignores the prefix. transformers 5.24 passes its own ``cache`` and
+        drops the ``past_key_values`` through which peft injects the prefix, so a prefix-tuned model
+        sampled as its base model, and the table scored the base model's (lower) leakage as the
+        method's. The first step's logits from ``generate`` must lie at least as close to a forward
+        pass with the prefix (which training uses) as to one without it. Checked once per tuner."""
+        if self._prefix_checked:
+            return
+        import transformers
+
+        model, tok = self._peft_model, self._tokenizer
+        device = self._device or next(model.parameters()).device
+        ids = torch.tensor([prompt_ids(tok, code)], device=device)
+        mask = torch.ones_like(ids)
+        with torch.no_grad():
+            generated = model.generate(input_ids=ids, attention_mask=mask, max_new_tokens=1, do_sample=False,
+                                       pad_token_id=tok.pad_token_id, eos_token_id=tok.eos_token_id,
+                                       output_logits=True, return_dict_in_generate=True).logits[0].float()
+            with_prefix = model(input_ids=ids, attention_mask=mask).logits[:, -1].float()
+            with model.disable_adapter():
+                without = model(input_ids=ids, attention_mask=mask).logits[:, -1].float()
+        if (generated - with_prefix).abs().max() > (generated - without).abs().max():
+            raise RuntimeError(f"the prefix does not reach generate() with transformers {transformers.__version__} and this peft: "
+                               "generations would come from the base model. Install transformers<5.24 (see setup.py).")
+        self._prefix_checked = True
 
     @staticmethod
     def _greedy(model, tok, code: str, device, max_new_tokens: int, stop: Sequence[str], use_prefix: bool) -> str:
