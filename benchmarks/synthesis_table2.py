@@ -25,8 +25,9 @@ Reference rows: the private records themselves (no sanitization), and the base m
 fine-tuning (the release's ``eps_0``). The trained adapters and the synthetic texts stay in
 ``--work-dir`` (outside the repository: synthetic text from a non-private model reproduces MedQA
 records); only aggregates go to ``benchmarks/results/synthesis_table2[_<judge>].{json,md,png}``.
-Run it under ``nohup`` and watch the log; every stage is saved as it finishes. The results key holds the
-judge's weights hash: after a judge is retrained, a rerun re-scores the saved synthetic sets.
+Run it under ``nohup`` and watch the log; every stage is saved as it finishes. The results key holds a
+hash of the judge's description (weights, thresholds, settings): after a judge is retrained or
+re-thresholded, a rerun re-scores the saved synthetic sets.
 """
 
 from __future__ import annotations
@@ -102,13 +103,14 @@ def training_key(args) -> dict[str, Any]:
     return {k: getattr(args, k) for k in keys}
 
 
-def judge_identity(args) -> str | None:
-    """The judge's weights hash (None for judges without weights): a retrained judge must re-score the
-    saved synthetic sets (the trained adapters and generations in ``--work-dir`` are reused), never
-    keep figures from the old weights."""
+def judge_identity(args) -> str:
+    """A hash of the judge's whole ``describe()`` (weights, thresholds, settings), the same identity the
+    rating cache uses: a retrained or re-thresholded judge must re-score the saved synthetic sets (the
+    trained adapters and generations in ``--work-dir`` are reused), never keep figures from the old one."""
+    from textleak.cache import content_hash
     from textleak.judges import make_judge
 
-    return make_judge(args.judge, **json.loads(args.judge_options)).describe().get("adapter_sha256")
+    return content_hash("judge", make_judge(args.judge, **json.loads(args.judge_options)).describe())[:16]
 
 
 def run_dir(args, row: str) -> Path:
@@ -337,7 +339,10 @@ def main(argv=None) -> None:
            "judge_weights": judge_identity(args)}
     result = json.loads(json_path.read_text()) if json_path.exists() else {}
     if result.get("key") != key:
-        result = {"key": key, "rows": {}}
+        if args.render_only and result:  # draw what was measured; say that it is not this judge's
+            logger.warning("%s was scored with other settings or another judge (key %s); rendering it as it is", json_path, result.get("key"))
+        else:
+            result = {"key": key, "rows": {}}
     result.update({"argv": sys.argv[1:] if argv is None else list(argv), "n_records": len(records), "by_file": by_file,
                    "judge_name": args.judge})
 
