@@ -37,6 +37,13 @@ def test_shipped_weights_are_small_and_described():
     assert make_judge("nli", spans=2).describe()["calibration"] == "not measured for these settings"
 
 
+@pytest.mark.parametrize("cascade", ["None", "0.2", True, -0.1, 1.5])
+def test_a_malformed_cascade_is_refused_at_construction(cascade):
+    """Not a TypeError halfway through rating (a string from a command line once got that far)."""
+    with pytest.raises(ValueError, match="cascade"):
+        NLIJudge(cascade=cascade)
+
+
 def test_empty_document_rates_3_without_loading_a_model(monkeypatch):
     import textleak.encoders
     import textleak.judges.nli as nli

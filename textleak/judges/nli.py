@@ -469,6 +469,8 @@ class NLIJudge(Judge):
     ):
         if spans < 1:
             raise ValueError("spans must be >= 1")
+        if cascade is not None and (isinstance(cascade, bool) or not isinstance(cascade, (int, float)) or not 0 <= cascade <= 1):
+            raise ValueError(f"cascade must be None or a bi-encoder similarity in [0, 1], got {cascade!r}")
         self.weights = weights
         self.spans = int(spans)
         self.int8 = bool(int8)
