@@ -336,7 +336,7 @@ def main(argv=None) -> None:
     originals = [r["text"] for r in records]
     by_file = {name: sum(r["source_file"] == name for r in records) for name in sorted({r["source_file"] for r in records})}
     key = {**training_key(args), "judge": args.judge, "judge_options": args.judge_options,
-           "judge_weights": judge_identity(args)}
+           "judge_identity": judge_identity(args)}
     result = json.loads(json_path.read_text()) if json_path.exists() else {}
     if result.get("key") != key:
         if args.render_only and result:  # draw what was measured; say that it is not this judge's
