@@ -71,6 +71,14 @@ def test_easy_pairs(judge, claim, expected):
     assert r.rating == expected, (claim, r.detail)
 
 
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason="known failure of the adapter shipped 2026-11-25 (docs/judges.md, known failure "
+                   "modes): a hand-labelled case whose releases swapped night shifts for day shifts was memorised as a "
+                   "contradiction. Strict: when an adapter rates it right, make this a plain test")
+def test_a_plainly_stated_night_shift_is_not_a_contradiction(judge):
+    r = rate_one(judge, ["The user works nights."], "I'm a nurse on the night shift. I can't sleep well.")[0]
+    assert r.rating in (1, 2), r.detail
+
+
 def test_generalisation_is_similar(judge):
     doc = "A middle-aged woman has a cough. She has a metabolic condition. She works in education."
     ratings = [r.rating for r in rate_one(judge, ["She has a history of type 2 diabetes mellitus.", "She works as a teacher."], doc)]
