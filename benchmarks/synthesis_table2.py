@@ -241,11 +241,12 @@ def row_label(row: str) -> str:
         row, f"ε = {row}")
 
 
-def render(result: dict, args) -> str:
+def render(result: dict, args, note: str = "") -> str:
     rows = result["rows"]
     lines = [
-        f"# Seed 000 table 2 on a CPU: Gemma 3 270M + LoRA, DP-SGD, MedQA (judge: {args.judge})",
+        f"# Seed 000 table 2 on a CPU: Gemma 3 270M + LoRA, DP-SGD, MedQA (judge: {result.get('judge_name', args.judge)})",
         "",
+        *([note, ""] if note else []),
         "Command: `python benchmarks/synthesis_table2.py " + " ".join(result["argv"]) + "`",
         "",
         f"{result['n_records']} private records ({result['by_file']}), one synthetic record per control code. "
@@ -338,13 +339,18 @@ def main(argv=None) -> None:
     key = {**training_key(args), "judge": args.judge, "judge_options": args.judge_options,
            "judge_identity": judge_identity(args)}
     result = json.loads(json_path.read_text()) if json_path.exists() else {}
-    if result.get("key") != key:
-        if args.render_only and result:  # draw what was measured; say that it is not this judge's
-            logger.warning("%s was scored with other settings or another judge (key %s); rendering it as it is", json_path, result.get("key"))
-        else:
-            result = {"key": key, "rows": {}}
-    result.update({"argv": sys.argv[1:] if argv is None else list(argv), "n_records": len(records), "by_file": by_file,
-                   "judge_name": args.judge})
+    # --render-only draws a results file as measured (it never rewrites it); one scored with another judge
+    # or other settings is drawn with that said on top, never emptied and never relabelled as this command's
+    stale = bool(args.render_only and result and result.get("key") != key)
+    note = ""
+    if stale:
+        note = f"**Scored with other settings or another judge than this command's; its key: `{json.dumps(result.get('key'))}`.**"
+        logger.warning("%s was scored with other settings or another judge (key %s); rendering it as it is", json_path, result.get("key"))
+    elif result.get("key") != key:
+        result = {"key": key, "rows": {}}
+    if not args.render_only or "argv" not in result:
+        result.update({"argv": sys.argv[1:] if argv is None else list(argv), "n_records": len(records), "by_file": by_file,
+                       "judge_name": args.judge})
 
     def save():
         """Merge with what other processes (other --rows) saved meanwhile, then write."""
@@ -356,8 +362,9 @@ def main(argv=None) -> None:
             if on_disk.get("key") == key:
                 for name, row in on_disk.get("rows", {}).items():
                     result["rows"].setdefault(name, row)
-            json_path.write_text(json.dumps(result, indent=1, default=str, ensure_ascii=False))
-            stem.with_suffix(".md").write_text(render(result, args), encoding="utf-8")
+            if not args.render_only:
+                json_path.write_text(json.dumps(result, indent=1, default=str, ensure_ascii=False))
+            stem.with_suffix(".md").write_text(render(result, args, note), encoding="utf-8")
             plot(result, stem.with_suffix(".png"))
 
     if not args.render_only:
@@ -390,7 +397,7 @@ def main(argv=None) -> None:
             logger.info("%s: lexical %.3f semantic %.3f memorisation %s", row, ev["lexical_privacy"],
                         ev["semantic_privacy"], ev["memorisation"])
     save()
-    print(render(result, args))
+    print(render(result, args, note))
 
 
 if __name__ == "__main__":
