@@ -42,8 +42,24 @@ def test_split_is_by_case_and_holds_every_writer(rows):
     assert all(len(s) == 1 for s in split_of.values()), "a case in both splits"
     writers_in_test = {r["case"].split("-")[0] for r in rows if r["split"] == "test"}
     assert writers_in_test == {r["case"].split("-")[0] for r in rows}
-    assert 0.1 <= sum(r["split"] == "test" for r in rows) / len(rows) <= 0.35
+    assert sum(r["split"] == "test" for r in rows) / len(rows) >= 0.1
     assert len(load_labelled_claims(HANDWRITTEN, split="train")) + len(load_labelled_claims(HANDWRITTEN, split="test")) == len(rows)
+
+
+def test_the_shipped_adapter_was_trained_on_this_train_split():
+    """Rows added after the shipped adapter was trained (round five, docs/judges.md) are appended to
+    the test split whole: the file the manifest hashes is this file's first lines, byte for byte, so
+    benchmarks/train_nli_judge.py on this file still trains on what the manifest records, and every
+    later writer is held out from the shipped adapter."""
+    import hashlib
+
+    from textleak.judges.nli import WEIGHTS_DIR
+
+    manifest = json.loads((WEIGHTS_DIR / "manifest.json").read_text(encoding="utf-8"))
+    lines = HANDWRITTEN.read_bytes().splitlines(keepends=True)
+    trained = manifest["pairs"]["handwritten_train"] + manifest["pairs"]["handwritten_test"]
+    assert hashlib.sha256(b"".join(lines[:trained])).hexdigest() == manifest["handwritten_sha256"]
+    assert all(json.loads(line)["split"] == "test" for line in lines[trained:] if line.strip())
 
 
 def test_independent_of_the_evaluation_set(rows, eval_rows):
