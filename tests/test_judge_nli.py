@@ -204,5 +204,18 @@ def test_reports_name_the_measured_agreement():
 
     phrase = measured_agreement(make_judge("nli").describe())
     assert "hand-written labels" in phrase and "from other writers" in phrase
+    assert "mean score lies" in phrase  # the direction of its error, recorded beside the agreement
+
+
+def test_the_report_says_which_way_the_judge_errs():
+    from textleak.judges.agreement import measured_agreement
+
+    base = {"eval_spearman": 0.7, "eval_n": 10, "eval_contradiction_accuracy": 0.9}
+    high = {**base, "eval_mean_score_judge": 0.67, "eval_mean_score_gold": 0.64,
+            "handwritten_test_spearman": 0.6, "handwritten_test_mean_score_judge": 0.50, "handwritten_test_mean_score_gold": 0.55}
+    assert "0.03 above the labels'" in measured_agreement({"calibration": high})  # the lean toward privacy wins
+    low = {**base, "eval_mean_score_judge": 0.60, "eval_mean_score_gold": 0.64}
+    assert "0.04 below the labels'" in measured_agreement({"calibration": low})
+    assert "mean score" not in measured_agreement({"calibration": base})
     assert "held-out split" in measured_agreement(make_judge("embedding").describe())
     assert "not measured" in measured_agreement(make_judge("nli", cascade=0.5).describe())

@@ -399,6 +399,22 @@ def calibrate_thresholds(
     return float(chosen[0]), float(chosen[1]), float(best[0])
 
 
+def _score_lean(calibration: dict[str, Any]) -> str:
+    """The direction of a judge's error on the recorded hand-written sets, the larger lean toward
+    privacy when there is one: a judge whose mean score lies above the labels' overstates privacy,
+    and a reader of its number should know by about how much."""
+    leans = [calibration[f"{name}_mean_score_judge"] - calibration[f"{name}_mean_score_gold"] for name in ("eval", "handwritten_test")
+             if f"{name}_mean_score_judge" in calibration and f"{name}_mean_score_gold" in calibration]
+    if not leans:
+        return ""
+    lean = max(leans) if max(leans) > 0 else min(leans)
+    if abs(lean) < 0.005:
+        return "; its mean score matches the labels'"
+    if lean > 0:
+        return f"; its mean score lies {lean:.2f} above the labels' (semantic privacy may read about that much high)"
+    return f"; its mean score lies {-lean:.2f} below the labels' (it overstates leakage)"
+
+
 def measured_agreement(description: dict[str, Any]) -> str:
     """One phrase for a report: a judge's measured agreement with labels, from its ``describe()``."""
     calibration = description.get("calibration")
@@ -407,7 +423,8 @@ def measured_agreement(description: dict[str, Any]) -> str:
             other = (f" ({calibration['handwritten_test_spearman']:.2f} on {calibration.get('handwritten_test_n', '?')} from other writers)"
                      if "handwritten_test_spearman" in calibration else "")
             return (f"Spearman {calibration['eval_spearman']:.2f} with {calibration.get('eval_n', '?')} hand-written labels{other}, "
-                    f"{calibration.get('eval_contradiction_accuracy', float('nan')):.0%} of contradicted facts rated unsupported")
+                    f"{calibration.get('eval_contradiction_accuracy', float('nan')):.0%} of contradicted facts rated unsupported"
+                    f"{_score_lean(calibration)}")
         if "test_spearman" in calibration:
             return f"Spearman {calibration['test_spearman']:.2f} on the calibration set's held-out split"
     return "agreement not measured for these settings (textleak judge-agreement measures it)"
