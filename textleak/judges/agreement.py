@@ -407,12 +407,11 @@ def _score_lean(calibration: dict[str, Any]) -> str:
              if f"{name}_mean_score_judge" in calibration and f"{name}_mean_score_gold" in calibration]
     if not leans:
         return ""
-    lean = max(leans) if max(leans) > 0 else min(leans)
-    if abs(lean) < 0.005:
-        return "; its mean score matches the labels'"
-    if lean > 0:
-        return f"; its mean score lies {lean:.2f} above the labels' (semantic privacy may read about that much high)"
-    return f"; its mean score lies {-lean:.2f} below the labels' (it overstates leakage)"
+    if max(leans) >= 0.005:
+        return f"; its mean score lies {max(leans):.2f} above the labels' (semantic privacy may read about that much high)"
+    if min(leans) <= -0.005:
+        return f"; its mean score lies {-min(leans):.2f} below the labels' (it overstates leakage)"
+    return "; its mean score matches the labels'"
 
 
 def measured_agreement(description: dict[str, Any]) -> str:
