@@ -65,7 +65,7 @@ extras = {
     "llamacpp": ["llama-cpp-python[server]>=0.3.36,<0.4"],
 }
 extras["all"] = sorted({d for name, deps in extras.items() if name != "llamacpp" for d in deps})
-extras["test"] = ["pytest>=8", "pytest-timeout", "rank-bm25", "selenium"]
+extras["test"] = ["pytest>=8", "pytest-timeout", "rank-bm25", "selenium", "ppi-python"]  # ppi-python: tests/test_ppi.py compares textleak.leakage.ppi with the authors' code
 
 # The built-in sanitizers register themselves by decorator; this one entry point names their package
 # (third-party packages add their own entry point to a module or a Sanitizer class).
