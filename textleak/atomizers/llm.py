@@ -10,6 +10,7 @@ from typing import Any, Sequence
 from textleak.atomizers.base import Atomizer
 from textleak.atomizers.rules import RuleAtomizer
 from textleak.llm.base import UsesLLM
+from textleak.llm.refusals import is_refusal
 from textleak.cache import content_hash
 from textleak.prompts import load_prompt, load_prompt_json
 from textleak.registry import atomizers
@@ -75,9 +76,13 @@ class LLMAtomizer(UsesLLM, Atomizer):
 
     Records longer than ``max_chars`` (a proxy for the model's context) are atomized in consecutive
     chunks of whole sentences and the claims concatenated: the documented policy for long records.
-    A reply with no parsable claim is retried once with sampling (``retry_temperature``) and then
-    falls back to :class:`RuleAtomizer` for that record, logged as a warning (a record without
-    claims would silently leave the evaluation).
+    A reply with no parsable claim, or a refusal ("I'm sorry, but I can't ...", recognised by
+    :mod:`textleak.llm.refusals`: its lines must never become claims), is retried once with sampling
+    (``retry_temperature``) and then falls back to :class:`RuleAtomizer` for that record, logged as a
+    warning (a record without claims would silently leave the evaluation). Such replies are never
+    cached, and the records of the last call that fell back are in ``last_failed`` (the claims cache
+    skips them, so a rerun against a working model asks again); ``fallbacks`` and ``refusals`` count
+    them.
     """
 
     name = "llm"
@@ -102,6 +107,8 @@ class LLMAtomizer(UsesLLM, Atomizer):
         self.max_chars = max_chars
         self.retry_temperature = retry_temperature
         self.fallbacks = 0
+        self.refusals = 0
+        self.last_failed: set[int] = set()
 
     def instruction(self) -> str:
         return load_prompt("atomize")
@@ -136,27 +143,39 @@ class LLMAtomizer(UsesLLM, Atomizer):
             if t and t.strip():
                 jobs.extend((i, c, s) for c in self._chunks(t))
         out: list[list[str]] = [[] for _ in texts]
+        self.last_failed = set()
         if not jobs:
             return out
+
+        def usable(reply: str | None) -> list[str]:
+            return [] if is_refusal(reply) else parse_claims(reply)
+
+        accept = lambda _j, samples: bool(usable(samples[0]))  # noqa: E731  (refusals and unparsed replies: not cached)
         replies = self.lm.generate([self.build_messages(c) for _, c, _ in jobs], max_new_tokens=self.max_new_tokens,
-                                   temperature=self.temperature, seed=[s for _, _, s in jobs], on_error="none")
+                                   temperature=self.temperature, seed=[s for _, _, s in jobs], on_error="none", accept=accept)
         failed = []
         for j, ((i, chunk, s), reply) in enumerate(zip(jobs, replies)):
-            claims = parse_claims(reply[0])
+            claims = usable(reply[0])
             if claims:
                 out[i].extend(claims)
             else:
                 failed.append(j)
         if failed:
             retry = self.lm.generate([self.build_messages(jobs[j][1]) for j in failed], max_new_tokens=self.max_new_tokens,
-                                     temperature=self.retry_temperature, seed=[jobs[j][2] + 1 for j in failed], on_error="none")
+                                     temperature=self.retry_temperature, seed=[jobs[j][2] + 1 for j in failed], on_error="none",
+                                     accept=accept)
             rules = RuleAtomizer()
             for j, reply in zip(failed, retry):
                 i, chunk, _ = jobs[j]
-                claims = parse_claims(reply[0])
+                claims = usable(reply[0])
                 if not claims:
                     self.fallbacks += 1
-                    logger.warning("atomizer: no claims parsed for record %d after a retry; using the rule atomizer for it", i)
+                    self.last_failed.add(i)
+                    if is_refusal(reply[0]) or is_refusal(replies[j][0]):
+                        self.refusals += 1
+                        logger.warning("atomizer: the LLM refused to atomize record %d (twice); using the rule atomizer for it", i)
+                    else:
+                        logger.warning("atomizer: no claims parsed for record %d after a retry; using the rule atomizer for it", i)
                     claims = rules.atomize_one(chunk)
                 out[i].extend(claims)
         return out

@@ -217,6 +217,11 @@ def run(args: argparse.Namespace) -> int:
                 notes.append(f"{r['n_non_english']} records are not in English"
                              + (f", {r['n_atomizer_fallback']} split on sentence punctuation only (--atomizer llm reads "
                                 "other languages)" if r.get("n_atomizer_fallback") else ""))
+            refusals = {k: v for k, v in (r.get("llm_refusals") or {}).items() if v}
+            if refusals:
+                notes.append("the LLM refused: " + ", ".join(f"{k} {v}" for k, v in refusals.items())
+                             + " (refused answers are never cached or used: atomizer -> rule claims, judge -> unparsed, "
+                             "paraphraser -> verbatim claims)")
             if notes:
                 print(f"note ({r['sanitizer']}): " + "; ".join(notes))
         print("privacy: 0 = every claim leaks, 1 = nothing leaks. "

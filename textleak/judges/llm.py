@@ -9,7 +9,8 @@ cascade of the released code (spec 1.7), out-of-range digits are coerced to 1 (m
 claim's rating is the mode of its parsed samples, ties to the first sample (``statistics.mode``).
 Claims left with fewer than ``n`` parsed samples are re-asked on their own with a new seed, up to
 ``max_retries`` times; a claim with no parsed sample at the end is ``status="unparsed"``, score None
-(never scored as unsupported).
+(never scored as unsupported). A refusal (:mod:`textleak.llm.refusals`) is no vote, is never cached,
+and a claim left without votes after one is marked ``detail["refusal"]`` (reports count them).
 
 ``mode="logprob"``: for each claim, one scoring call of a single-claim prompt with three choices, the
 assistant's answer "**Output**:\n- Claim 1 Similarity Rating: r" for r = 1, 2, 3. The choices share
@@ -44,6 +45,7 @@ from typing import Any, Sequence
 
 from textleak.judges.base import OK, UNPARSED, ClaimRating, Judge, normalise
 from textleak.llm.base import UsesLLM
+from textleak.llm.refusals import is_refusal
 from textleak.prompts import load_prompt, load_prompt_json
 from textleak.registry import judges
 from textleak.text.seeds import derive_seed
@@ -257,6 +259,7 @@ class LLMJudge(UsesLLM, Judge):
 
     def _rate_sampled(self, claims, documents, seeds, todo, results) -> None:
         votes: dict[tuple[int, int], list[int]] = {key: [] for key in todo}
+        refused: dict[tuple[int, int], bool] = {}
         pending = list(todo)
         for attempt in range(self.max_retries + 1):
             if not pending:
@@ -272,13 +275,20 @@ class LLMJudge(UsesLLM, Judge):
             chunk_seeds = [derive_seed(seeds[i], js[0], attempt, bits=31) for i, js in chunks]
             # one batched call; the token budget fits the largest chunk (the stop string ends answers early)
             # an answer that does not rate every claim of its prompt is not cached: a rerun asks again
+            # a refusal ("I'm sorry, I can't rate these claims", textleak.llm.refusals) gives no vote, even when
+            # it happens to hold a digit after "Rating", and is not cached either
             answers = self.lm.generate(
                 prompts, max_new_tokens=self._new_tokens(max(len(js) for _, js in chunks)), temperature=self.temperature,
                 top_p=self.top_p, n=self.n, seed=chunk_seeds, stop=("**Input**",), on_error="none",
-                accept=lambda k, samples: all(None not in parse_ratings(s, len(chunks[k][1]), self.strip_markdown) for s in samples),
+                accept=lambda k, samples: all(not is_refusal(s) and None not in parse_ratings(s, len(chunks[k][1]), self.strip_markdown)
+                                              for s in samples),
             )
             for (i, js), samples in zip(chunks, answers):
                 for sample in samples:
+                    if is_refusal(sample):
+                        for j in js:
+                            refused[(i, j)] = True
+                        continue
                     for j, r in zip(js, parse_ratings(sample, len(js), self.strip_markdown)):
                         if r is not None and len(votes[(i, j)]) < self.n:
                             votes[(i, j)].append(r)
@@ -291,6 +301,9 @@ class LLMJudge(UsesLLM, Judge):
             if v:
                 rating = majority_vote(v)
                 results[i][j] = ClaimRating(rating, normalise(rating), OK, {"votes": v})
+            elif refused.get(key):
+                results[i][j] = ClaimRating(None, None, UNPARSED, {"votes": [], "refusal": True,
+                                                                   "reason": f"the judge refused to rate it ({self.max_retries} retries)"})
             else:
                 results[i][j] = ClaimRating(None, None, UNPARSED, {"votes": [], "reason": f"no parsable rating after {self.max_retries} retries"})
 

@@ -35,13 +35,21 @@ def atomize_records(
     desc: str = "atomizing",
 ) -> list[list[str]]:
     """Claims of every text, cached by (atomizer settings, text): computed once, reused across
-    sanitizers and runs; saved batch by batch, so an interrupted run resumes."""
+    sanitizers and runs; saved batch by batch, so an interrupted run resumes. Records the atomizer
+    lists in ``last_failed`` after a call (it fell back, e.g. on an LLM refusal) are not cached."""
     cache = cache if cache is not None else DiskCache("claims")
     settings = atomizer.describe()
     keys = [content_hash("claims", settings, t) for t in texts]
     seeds = list(seeds) if seeds is not None else list(range(len(texts)))
-    found = cached_map(keys, lambda chunk: atomizer.atomize([texts[i] for i in chunk], [seeds[i] for i in chunk]), cache,
-                       chunk_size=batch_size, progress=progress, desc=desc, unit="rec")
+    failed: set[int] = set()  # records the atomizer could not atomize properly (e.g. the LLM refused): not cached
+
+    def compute(chunk: list[int]) -> list[list[str]]:
+        got = atomizer.atomize([texts[i] for i in chunk], [seeds[i] for i in chunk])
+        failed.update(chunk[j] for j in getattr(atomizer, "last_failed", ()))
+        return got
+
+    found = cached_map(keys, compute, cache, chunk_size=batch_size, progress=progress, desc=desc, unit="rec",
+                       keep=lambda i, _: i not in failed)
     return [list(c) for c in found]
 
 

@@ -28,6 +28,7 @@ import numpy as np
 
 from textleak.leakage.config import KNOWLEDGE_STRATEGIES, LeakageConfig
 from textleak.llm.base import UsesLLM
+from textleak.llm.refusals import is_refusal
 from textleak.prompts import fill, load_prompt
 from textleak.text.seeds import derive_seed
 
@@ -86,8 +87,10 @@ def parse_paraphrase(reply: str | None) -> str:
 class KnowledgeParaphraser(UsesLLM):
     """Paraphrase known claims with the C.2.2 prompt (one call per claim, cached by the LLM layer).
 
-    A reply that parses to nothing leaves the claim verbatim, logged: the adversary then knows more,
-    never less (fail toward leakage).
+    A reply that parses to nothing, or a refusal (:mod:`textleak.llm.refusals`: "I'm sorry, I can't
+    paraphrase that" must not become what the adversary knows), leaves the claim verbatim, logged and
+    counted (``failures``, ``refusals``): the adversary then knows more, never less (fail toward
+    leakage). Such replies are never cached.
     """
 
     def __init__(self, llm: Any = "embedded", max_new_tokens: int = 128, temperature: float = 0.0):
@@ -95,6 +98,7 @@ class KnowledgeParaphraser(UsesLLM):
         self.max_new_tokens = max_new_tokens
         self.temperature = temperature
         self.failures = 0
+        self.refusals = 0
 
     def prompt(self, claim: str) -> str:
         return fill(load_prompt("paraphrase_aux"), document=claim)
@@ -104,13 +108,17 @@ class KnowledgeParaphraser(UsesLLM):
             return []
         replies = self.lm.generate([[{"role": "user", "content": self.prompt(c)}] for c in claims],
                                    max_new_tokens=self.max_new_tokens, temperature=self.temperature,
-                                   seed=list(seeds), on_error="none")
+                                   seed=list(seeds), on_error="none",
+                                   accept=lambda _i, s: not is_refusal(s[0]) and bool(parse_paraphrase(s[0])))
         out = []
         for claim, reply in zip(claims, replies):
-            text = parse_paraphrase(reply[0])
+            refused = is_refusal(reply[0])
+            text = "" if refused else parse_paraphrase(reply[0])
             if not text:
                 self.failures += 1
-                logger.warning("paraphrase of a known claim failed; the adversary keeps it verbatim: %r", claim[:80])
+                self.refusals += int(refused)
+                logger.warning("paraphrase of a known claim %s; the adversary keeps it verbatim: %r",
+                               "was refused" if refused else "failed", claim[:80])
                 text = claim
             out.append(text)
         return out

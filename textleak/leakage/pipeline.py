@@ -53,6 +53,7 @@ def evaluate_leakage(
     t0 = t = time.perf_counter()
     inputs = prepare_inputs(originals, sanitized, original_ids, sanitized_ids, config)
     atomizer = atomizer_for(config)
+    atomizer_refusals = getattr(atomizer, "refusals", 0)
     claims = atomize_originals(inputs.originals, inputs.active, atomizer, config, original_claims)
     languages = record_languages(inputs.originals, inputs.active, atomizer if original_claims is None else None)
     timings["atomize_originals_s"] = time.perf_counter() - t
@@ -73,6 +74,11 @@ def evaluate_leakage(
     report.n_non_english, report.n_atomizer_fallback = languages.n_non_english, languages.n_fallback
     for record, language in zip(report.records, languages.labels):
         record.language = language
+    report.llm_refusals = {
+        "atomizer": getattr(atomizer, "refusals", 0) - atomizer_refusals,
+        "judge": sum(1 for rs in ratings.values() for r in rs if (r.detail or {}).get("refusal")),
+        "paraphraser": paraphraser.refusals if paraphraser else 0,
+    }
     timings["aggregate_s"] = time.perf_counter() - t
     timings["total_s"] = time.perf_counter() - t0
     report.timings = timings

@@ -64,6 +64,9 @@ class LeakageReport:
     timings: dict[str, float] = field(default_factory=dict)
     n_non_english: int = 0  # evaluated originals not detected as English (textleak.text.language)
     n_atomizer_fallback: int = 0  # originals the atomizer split on sentence punctuation only (its rules are English)
+    #: answers of LLM components that declined the task (textleak.llm.refusals), by component: atomizer (records
+    #: atomized by the rules instead), judge (claims left unrated, counted as unparsed), paraphraser (claims kept verbatim)
+    llm_refusals: dict[str, int] = field(default_factory=dict)
 
     def summary(self) -> dict[str, Any]:
         """Everything but the per-record details (what ``report.json`` and the metric return)."""

@@ -11,6 +11,9 @@ thin configuration holders over the three functions here.
 Answers of the anonymizing prompts are parsed after the ``#`` line (:func:`parse_after_hash`). A
 failure never passes the original text through, and never turns into an empty "perfectly private"
 record without saying so: it is written to the status column (:data:`FAILURE_STATUSES`).
+Refusals, before or after the ``#`` line, are recognised by the shared classifier
+(:mod:`textleak.llm.refusals`) and get status ``refusal``; no failed answer is cached, so a rerun
+against a server that works again asks afresh.
 
 ``#`` parsing, paper vs code: the paper's prompts ask for "a single #" on a new line and the text
 after it; the default parser takes the text after a line that starts with ``#``
@@ -28,6 +31,7 @@ import logging
 import re
 from typing import Any, Callable, Sequence
 
+from textleak.llm.refusals import is_refusal
 from textleak.prompts import fill, load_prompt
 from textleak.sanitize.base import SanitizeResult
 from textleak.text import sentence_spans
@@ -46,12 +50,6 @@ STATUS_REFUSAL = "refusal"
 STATUS_UNPARSED = "unparsed"  # span abstraction: no "span 1" in the answer
 FAILURE_STATUSES = (STATUS_LLM_ERROR, STATUS_MISSING_HASH, STATUS_EMPTY_OUTPUT, STATUS_REFUSAL, STATUS_UNPARSED)
 
-#: Openings of answers that decline the task instead of rewriting the record.
-REFUSAL_PATTERN = re.compile(
-    r"^\s*(?:I'?m sorry|I am sorry|Sorry, (?:but )?I|I can(?:'|no)t (?:help|assist|comply|provide|do)|"
-    r"I cannot (?:help|assist|comply|provide|do)|I'?m (?:not able|unable) to|I am (?:not able|unable) to|As an AI)",
-    re.IGNORECASE,
-)
 _HASH_LINE = re.compile(r"^[ \t]*#+[ \t]*$", re.MULTILINE)
 _HASH_LINE_START = re.compile(r"^[ \t]*#+[ \t]*", re.MULTILINE)
 HASH_PARSING = ("line", "anywhere")
@@ -88,7 +86,7 @@ def resolve_hash_answer(answer: str | None, on_missing_hash: str = "fail", hash_
     """Turn one raw anonymizer answer into a result, applying the failure policy."""
     if answer is None:
         return SanitizeResult(None, STATUS_LLM_ERROR)
-    if REFUSAL_PATTERN.match(answer):
+    if is_refusal(answer):
         return SanitizeResult(None, STATUS_REFUSAL)
     text = parse_after_hash(answer, anywhere=hash_anywhere)
     if text is None:
@@ -97,7 +95,7 @@ def resolve_hash_answer(answer: str | None, on_missing_hash: str = "fail", hash_
         if on_missing_hash == "whole" and answer.strip():
             return SanitizeResult(answer.strip(), STATUS_MISSING_HASH)
         return SanitizeResult(None, STATUS_MISSING_HASH)
-    if REFUSAL_PATTERN.match(text):
+    if is_refusal(text):  # a refusal after the '#' line is still a refusal
         return SanitizeResult(None, STATUS_REFUSAL)
     if not text:
         return SanitizeResult(None, STATUS_EMPTY_OUTPUT)
@@ -109,7 +107,7 @@ def resolve_paraphrase_answer(answer: str | None) -> SanitizeResult:
     if answer is None:
         return SanitizeResult(None, STATUS_LLM_ERROR)
     text = answer.replace("#", "").strip()
-    if REFUSAL_PATTERN.match(text):
+    if is_refusal(text):
         return SanitizeResult(None, STATUS_REFUSAL)
     if not text:
         return SanitizeResult(None, STATUS_EMPTY_OUTPUT)
@@ -170,10 +168,19 @@ def span_messages(sentence: str, span: str) -> list[dict[str, str]]:
 
 
 # ---- the methods -----------------------------------------------------------------------------------
-def _generate(lm: Any, prompts: list, seeds: list[int], temperature: float, max_new_tokens: int) -> list[str | None]:
+def _generate(lm: Any, prompts: list, seeds: list[int], temperature: float, max_new_tokens: int,
+              usable: Callable[[str], bool] | None = None) -> list[str | None]:
+    """One answer per prompt (None where the backend failed). Answers that are refusals, or that
+    ``usable`` rejects (they would make the record fail), are returned but never cached: a rerun,
+    e.g. against a server that works again, asks afresh instead of replaying the failure."""
     if not prompts:
         return []
-    outs = lm.generate(prompts, max_new_tokens=max_new_tokens, temperature=temperature, seed=seeds, on_error="none")
+
+    def accept(_i: int, samples: list) -> bool:
+        return all(s is not None and not is_refusal(s) and (usable is None or usable(s)) for s in samples)
+
+    outs = lm.generate(prompts, max_new_tokens=max_new_tokens, temperature=temperature, seed=seeds, on_error="none",
+                       accept=accept)
     return [o[0] for o in outs]
 
 
@@ -212,7 +219,8 @@ def iterative_anonymize(
                 inferences[i].append(answer)
                 ok.append(i)
         answers = _generate(lm, [anonymize_messages(current[i], inferences[i][-1], domain) for i in ok],
-                            [derive_seed(seeds[i], r, 1) for i in ok], temperature, max_new_tokens)
+                            [derive_seed(seeds[i], r, 1) for i in ok], temperature, max_new_tokens,
+                            usable=lambda a: resolve_hash_answer(a, on_missing_hash, hash_anywhere).status == STATUS_OK)
         for i, answer in zip(ok, answers):
             res = resolve_hash_answer(answer, on_missing_hash, hash_anywhere)
             results[i] = res
@@ -234,10 +242,12 @@ def sanitize_and_paraphrase(
     hash_anywhere: bool = False,
 ) -> list[SanitizeResult]:
     """C.2.1 then C.2.2 for a batch; a record failing step 1 is not paraphrased."""
-    first = _generate(lm, [sanitize_messages(t, domain) for t in texts], [derive_seed(s, 0) for s in seeds], temperature, max_new_tokens)
+    first = _generate(lm, [sanitize_messages(t, domain) for t in texts], [derive_seed(s, 0) for s in seeds], temperature, max_new_tokens,
+                      usable=lambda a: resolve_hash_answer(a, on_missing_hash, hash_anywhere).status == STATUS_OK)
     step1 = [resolve_hash_answer(a, on_missing_hash, hash_anywhere) for a in first]
     todo = [i for i, r in enumerate(step1) if r.text]  # "" (the 'empty' policy) is not paraphrased
-    second = _generate(lm, [paraphrase_messages(step1[i].text) for i in todo], [derive_seed(seeds[i], 1) for i in todo], temperature, max_new_tokens)
+    second = _generate(lm, [paraphrase_messages(step1[i].text) for i in todo], [derive_seed(seeds[i], 1) for i in todo], temperature,
+                       max_new_tokens, usable=lambda a: resolve_paraphrase_answer(a).status == STATUS_OK)
     out = list(step1)
     for i, answer in zip(todo, second):
         res = resolve_paraphrase_answer(answer)
@@ -285,12 +295,16 @@ def abstract_spans(
     for ri, *_ in jobs:
         span_no[ri] = span_no.get(ri, -1) + 1
         job_seeds.append(derive_seed(seeds[ri], span_no[ri]))
-    answers = _generate(lm, [span_messages(sent, span) for _, _, _, sent, span in jobs], job_seeds, temperature, max_new_tokens)
+    answers = _generate(lm, [span_messages(sent, span) for _, _, _, sent, span in jobs], job_seeds, temperature, max_new_tokens,
+                        usable=lambda a: parse_generalized_span(a) is not None)
     status = [STATUS_OK] * len(texts)
     edits: dict[int, list[tuple[int, int, str]]] = {}
     for (ri, s, e, _sent, _span), answer in zip(jobs, answers):
         if answer is None:
             status[ri] = STATUS_LLM_ERROR
+            continue
+        if is_refusal(answer):
+            status[ri] = STATUS_REFUSAL
             continue
         new = parse_generalized_span(answer)
         if new is None:
