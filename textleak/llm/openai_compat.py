@@ -33,7 +33,14 @@
   one label, their probabilities summed). Servers without log-probs raise :class:`NotImplementedError`.
 - **API key** comes from ``$OPENAI_API_KEY`` or the variable named by ``api_key_env``, read at request
   time (surrounding whitespace stripped); it is never stored on the object, so it never reaches repr,
-  logs, ``describe()``, pickles or cache keys; server messages are scrubbed of it before they are cut.
+  logs, ``describe()``, pickles or cache keys. A key with whitespace, control or non-ASCII characters
+  inside (``$(cat keyfile)`` of a two-line file) is refused at construction and at request time with
+  :class:`APIKeyError`, one line that does not print it. Server messages and local errors are scrubbed
+  of every form of it (as is, ``repr``, bytes ``repr``, JSON- and percent-encoded, and each of its
+  whitespace-separated pieces) before they are cut or logged.
+- **Local errors are not retried**: only timeouts, network errors, a server breaking the protocol
+  and the statuses above are; an error raised on this side (an illegal header, an unsupported URL)
+  fails the prompt at once.
 - **llama.cpp server** (``python -m llama_cpp.server``): its request defaults sample with top-k 40,
   min-p 0.05 and a repetition penalty of 1.1, even at temperature 0; pass
   ``extra_body={"top_k": 0, "min_p": 0.0, "repeat_penalty": 1.0}`` for the decoding of the other
@@ -48,6 +55,7 @@ import logging
 import math
 import os
 import random
+import re
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -60,6 +68,39 @@ from textleak.registry import llm_backends
 logger = logging.getLogger(__name__)
 
 _RETRY_STATUS = {408, 409, 429, 500, 502, 503, 504}
+_KEY_PIECES = re.compile(r"[\s\x00-\x1f\x7f-\x9f]+")
+
+
+class APIKeyError(ValueError):
+    """The API key variable holds something that cannot be a key (the message never shows the key)."""
+
+
+def check_api_key(raw: str, variable: str) -> str:
+    """The key in ``raw`` without surrounding whitespace; :class:`APIKeyError` when what is left has
+    whitespace, control or non-ASCII characters inside (it could not go into an HTTP header as it is,
+    and the HTTP library's error would print it)."""
+    key = raw.strip()
+    if key and (not key.isascii() or not key.isprintable() or any(c.isspace() for c in key)):
+        what = "whitespace or control characters" if key.isascii() else "non-ASCII characters"
+        raise APIKeyError(f"${variable} holds an API key with {what} inside (e.g. a key file of two lines read with "
+                          f"$(cat ...)); set it to the key alone (surrounding whitespace is stripped)")
+    return key
+
+
+def secret_forms(raw: str) -> list[str]:
+    """Every way ``raw`` (an API key) can show up in a message: as is and stripped, each of its
+    whitespace-separated pieces of 4+ characters, and of each its ``repr``, bytes ``repr``, JSON and
+    percent encodings. Longest first, so a scrubber replaces whole forms before their parts."""
+    from urllib.parse import quote, quote_plus
+
+    bases = {raw, raw.strip()} | {p for p in _KEY_PIECES.split(raw) if len(p) >= 4}
+    forms: set[str] = set()
+    for b in bases:
+        if not b.strip():
+            continue
+        forms |= {b, repr(b)[1:-1], json.dumps(b)[1:-1], json.dumps(b, ensure_ascii=False)[1:-1], quote(b, safe=""),
+                  quote(b), quote_plus(b), repr(b.encode("utf-8"))[2:-1], repr(b.encode("latin-1", "replace"))[2:-1]}
+    return sorted((f for f in forms if len(f) >= 4), key=len, reverse=True)
 
 
 class _Endpoint:
@@ -175,6 +216,7 @@ class OpenAICompatibleLM(LanguageModel):
         self.max_tokens_param = max_tokens_param
         self.cache = DiskCache("llm", enabled=use_cache)
         self.__setstate__({})
+        self._api_key()  # a malformed key fails here, with one line, before any request
 
     def __repr__(self) -> str:
         return f"OpenAICompatibleLM({self.model_name!r}, base_url={self.base_url!r})"
@@ -216,16 +258,24 @@ class OpenAICompatibleLM(LanguageModel):
                 self._client = httpx.Client(timeout=self.timeout, limits=limits)
             return self._client
 
+    def _api_key(self) -> str:
+        """The key, read now from the environment (never stored); :class:`APIKeyError` when malformed."""
+        return check_api_key(os.environ.get(self.api_key_env) or "", self.api_key_env)
+
     def _headers(self) -> dict[str, str]:
         headers = {"Content-Type": "application/json"}
-        key = (os.environ.get(self.api_key_env) or "").strip()
+        key = self._api_key()
         if key:
             headers["Authorization"] = f"Bearer {key}"
         return headers
 
     def _scrub(self, text: str) -> str:
-        key = (os.environ.get(self.api_key_env) or "").strip()
-        return text.replace(key, "***") if key else text
+        """``text`` with every form of the key (:func:`secret_forms`) replaced by ``***``."""
+        raw = os.environ.get(self.api_key_env) or ""
+        if raw.strip():
+            for form in secret_forms(raw):
+                text = text.replace(form, "***")
+        return text
 
     def _acquire(self) -> _Endpoint:
         """The endpoint with the fewest requests in flight among those not resting and below
@@ -256,6 +306,7 @@ class OpenAICompatibleLM(LanguageModel):
         import httpx
 
         payload = {**self.extra_body, **body, "model": self.model_name}
+        headers = self._headers()  # APIKeyError here: a configuration error, raised to the caller, never retried
         last = "no attempt"
         status = None
         for attempt in range(self.max_retries + 1):
@@ -266,7 +317,7 @@ class OpenAICompatibleLM(LanguageModel):
             try:
                 with self._lock:
                     self._requests_sent += 1
-                response = self._http().post(url, json=payload, headers=self._headers())
+                response = self._http().post(url, json=payload, headers=headers)
                 status = response.status_code
                 if status == 200:
                     data = response.json()
@@ -277,10 +328,15 @@ class OpenAICompatibleLM(LanguageModel):
                     failed = False  # the request is at fault, not the endpoint
                     raise _RequestFailed(last, status)
                 retry_after = response.headers.get("retry-after")
-            except (httpx.TimeoutException, httpx.TransportError) as e:
+            except (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError, httpx.ProxyError) as e:
                 last = f"{type(e).__name__}: {self._scrub(str(e))}"
             except json.JSONDecodeError as e:
-                last = f"invalid JSON from the server: {e}"
+                last = f"invalid JSON from the server: {self._scrub(str(e))}"
+            except _RequestFailed:
+                raise
+            except Exception as e:  # raised on this side (an illegal header, a bad URL): retrying cannot help
+                failed = False
+                raise _RequestFailed(f"local error, not retried: {type(e).__name__}: {self._scrub(str(e))[:300]}") from None
             finally:
                 delay = None
                 if failed:
@@ -353,6 +409,8 @@ class OpenAICompatibleLM(LanguageModel):
             logger.error("prompt %d: %d samples contained a banned phrase (max_resamples=%d)", index, rejected, self.max_resamples)
         except _RequestFailed as e:
             logger.error("%s: prompt %d failed: %s", self.model_name, index, e)
+        except APIKeyError:
+            raise
         except (KeyError, TypeError, ValueError) as e:
             logger.error("%s: prompt %d: unexpected response shape (%s)", self.model_name, index, e)
         return [None] * params.n
