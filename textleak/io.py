@@ -15,9 +15,11 @@ question sentence, :mod:`textleak.data.medqa`).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +38,28 @@ def make_private_dir(path: str | Path) -> Path:
         path.mkdir(parents=True, mode=PRIVATE_DIR_MODE)
         os.chmod(path, PRIVATE_DIR_MODE)  # mkdir's mode is filtered by the umask
     return path
+
+
+_UMASK_LOCK = threading.Lock()
+_UMASK_DEPTH = [0, 0]  # [nesting depth, the umask to restore]
+
+
+@contextlib.contextmanager
+def private_files():
+    """Within the block, files and folders are created readable by their owner only (umask 077), for
+    writers that take no mode (``datasets``' Arrow copies, lock files). The umask is per process: the
+    block is re-entrant and thread-safe among its own users, and it only ever makes files more private."""
+    with _UMASK_LOCK:
+        if _UMASK_DEPTH[0] == 0:
+            _UMASK_DEPTH[1] = os.umask(0o077)
+        _UMASK_DEPTH[0] += 1
+    try:
+        yield
+    finally:
+        with _UMASK_LOCK:
+            _UMASK_DEPTH[0] -= 1
+            if _UMASK_DEPTH[0] == 0:
+                os.umask(_UMASK_DEPTH[1])
 
 
 def write_private_text(path: str | Path, text: str) -> Path:

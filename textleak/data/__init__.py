@@ -128,21 +128,29 @@ def load(
     one of the dataset's configs (every dataset has ``fixture``, the bundled offline sample);
     ``split``: a split name or a slice like ``"test[:50]"`` (None returns the DatasetDict);
     ``data_dir``/``data_files``: local files instead of the Hub.
+
+    The prepared copies hold the records' text: they are written readable by their owner only
+    (:func:`textleak.io.private_files`), from Python as from the CLI.
     """
-    builder = get_builder(name, config, data_dir=data_dir, data_files=data_files, cache_dir=cache_dir, **config_kwargs)
-    if builder.source == "hub" and datasets.config.HF_HUB_OFFLINE:
-        raise ConnectionError(
-            f"dataset {builder.name!r} config {builder.config.name!r} reads the Hub repo {builder.config.hub_repo!r}, "
-            "but Hugging Face is offline (HF_HUB_OFFLINE/HF_DATASETS_OFFLINE); pass data_dir/data_files, "
-            "or config='fixture' for the bundled sample")
-    try:
-        builder.download_and_prepare()
-    except datasets.exceptions.DatasetGenerationError as e:
-        # surface our message naming the record instead of datasets' generic wrapper
-        if isinstance(e.__cause__, (ValueError, KeyError, TypeError)):
-            raise e.__cause__ from e
-        raise
-    return builder.as_dataset(split=split)
+    from textleak.io import make_private_dir, private_files
+
+    with private_files():
+        if cache_dir is None:
+            make_private_dir(cache_root() / "datasets")
+        builder = get_builder(name, config, data_dir=data_dir, data_files=data_files, cache_dir=cache_dir, **config_kwargs)
+        if builder.source == "hub" and datasets.config.HF_HUB_OFFLINE:
+            raise ConnectionError(
+                f"dataset {builder.name!r} config {builder.config.name!r} reads the Hub repo {builder.config.hub_repo!r}, "
+                "but Hugging Face is offline (HF_HUB_OFFLINE/HF_DATASETS_OFFLINE); pass data_dir/data_files, "
+                "or config='fixture' for the bundled sample")
+        try:
+            builder.download_and_prepare()
+        except datasets.exceptions.DatasetGenerationError as e:
+            # surface our message naming the record instead of datasets' generic wrapper
+            if isinstance(e.__cause__, (ValueError, KeyError, TypeError)):
+                raise e.__cause__ from e
+            raise
+        return builder.as_dataset(split=split)
 
 
 def from_spec(spec: str, split: str | None = None, **kwargs: Any) -> "datasets.Dataset":
