@@ -46,14 +46,29 @@ class Link:
 def top_hits(scores: np.ndarray, k: int) -> list[tuple[int, float]]:
     """The ``k`` best (record, score) pairs with a positive score, best first, equal scores toward the
     lower record id (Lucene's rule); records tied with the k-th are kept too, so ties can be counted."""
-    positive = np.flatnonzero(scores > 0)
-    if positive.size == 0:
-        return []
-    if positive.size > k:
-        kth = np.partition(scores[positive], positive.size - k)[positive.size - k]
-        positive = positive[scores[positive] >= kth]
-    order = np.lexsort((positive, -scores[positive]))
-    return [(int(r), float(scores[r])) for r in positive[order]]
+    return top_hits_rows(np.asarray(scores)[None, :], k)[0]
+
+
+def top_hits_rows(scores: np.ndarray, k: int) -> list[list[tuple[int, float]]]:
+    """:func:`top_hits` of every row of a (queries x records) score matrix, in a few array operations
+    (one partition, one comparison and one sort for the whole block, not a Python loop of them)."""
+    scores = np.asarray(scores)
+    if not np.issubdtype(scores.dtype, np.floating):
+        scores = scores.astype(np.float64)
+    n_rows, n = scores.shape
+    if n == 0:
+        return [[] for _ in range(n_rows)]
+    tiny = np.finfo(scores.dtype).smallest_subnormal  # s >= tiny is s > 0
+    threshold = np.full(n_rows, tiny, dtype=scores.dtype)
+    if 0 < k < n:  # each row's k-th largest score, when positive
+        threshold = np.maximum(np.partition(scores, n - k, axis=1)[:, n - k], tiny)
+    flat = np.flatnonzero(scores >= threshold[:, None])
+    rows, cols = np.divmod(flat, n)
+    values = scores.ravel()[flat]
+    order = np.lexsort((cols, -values, rows))
+    bounds = np.searchsorted(rows[order], np.arange(n_rows + 1)).tolist()
+    cols_l, values_l = cols[order].tolist(), values[order].tolist()
+    return [list(zip(cols_l[a:b], values_l[a:b])) for a, b in zip(bounds[:-1], bounds[1:])]
 
 
 def count_tied(hits: Sequence[tuple[int, float]]) -> int:
