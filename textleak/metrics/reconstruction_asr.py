@@ -11,10 +11,11 @@ sanitized by a word-level DP mechanism (Tong et al., "On the Vulnerability of Te
 from __future__ import annotations
 
 import logging
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import datasets
 import evaluate
+import numpy as np
 
 from textleak.attacks.asr import pii_flags, run_attacks, select_targets
 from textleak.attacks.base import AttackData
@@ -47,7 +48,8 @@ Args:
     mechanism (str or object): "santext", "santext+", "custext" or "custext+" (built here with ``epsilon``,
         ``mechanism_options`` and the word counts of ``vocab`` or of references + shadow), or the fitted sanitizer
         (``sanitizers.SanTextPlus(...)``) or mechanism that produced the predictions (exact; preferred).
-    epsilon (float): privacy parameter, used when ``mechanism`` is a name.
+    epsilon (float): privacy parameter the predictions were sanitized with; required when ``mechanism`` is a name
+        (there is no default: a guessed epsilon would attack the wrong mechanism).
     mechanism_options (dict): e.g. {"p": 0.3, "sensitive_fraction": 0.9} or {"top_k": 20, "strategy": "aggressive"}.
     vocab (list of [word, count]): corpus word counts the sanitizer was fitted on.
     shadow (list of str): the adversary's shadow originals (same or another distribution); never the references.
@@ -60,6 +62,9 @@ Args:
     targets (str): "mechanism" (the mechanism's sensitive tokens) or "pii" (Presidio PERSON tokens).
     max_targets (int): a seeded sample of this many target tokens (paper: 1,000 or 3,000); all if None.
     seed (int): seeds the target sample and the shadow sanitizations.
+    Predictions and references swapped are refused: where the mechanism says an output token cannot come from its
+    input (Pr(prediction token | reference token) = 0, e.g. SANTEXT+ never outputs a frequent word other than the
+    input) in the given direction but every such pair is possible the other way round.
 Returns:
     asr (dict): attack -> ASR over all target tokens.
     asr_changed (dict): attack -> ASR over the targets the mechanism changed.
@@ -83,6 +88,55 @@ Examples:
 """
 
 _SHADOW_ATTACKS = {"context_free_bayes", "contextual_bayes", "inversion_bert"}
+DIRECTION_SAMPLE = 300  # distinct token pairs whose probability is looked up per direction (one likelihood row each)
+
+
+def _impossible(mech: WordMechanism, pairs: list[tuple[str, str]]) -> int:
+    """How many (input, output) pairs the mechanism gives probability 0."""
+    return sum(1 for x, y in pairs if mech.prob(y, x) == 0.0)
+
+
+def check_direction(mech: WordMechanism, originals: Sequence[Sequence[str]], sanitized: Sequence[Sequence[str]],
+                    seed: int = 0, swapped_mech: "Callable[[], WordMechanism] | None" = None) -> None:
+    """Refuse predictions and references that are swapped: some aligned token pairs are impossible for the
+    mechanism as (reference -> prediction) while every one is possible as (prediction -> reference).
+
+    Only pairs of different in-vocabulary words that the mechanism samples are looked at (an
+    out-of-vocabulary word may be replaced by any corpus word, a number shifted); a seeded sample of at most
+    :data:`DIRECTION_SAMPLE` distinct pairs keeps it cheap. Impossible pairs in both directions mean the
+    predictions did not come from this mechanism: warned, since the attacks' numbers are then off.
+    ``swapped_mech`` builds the mechanism a swap would have meant (one fitted on the word counts of the
+    predictions, for a mechanism built by name from the references' counts): when every pair is
+    possible for it as prediction -> reference, the inputs are swapped."""
+    pairs: set[tuple[str, str]] = set()
+    for o_toks, s_toks in zip(originals, sanitized):
+        for o, s in zip(o_toks, s_toks):
+            if mech.key(o) != mech.key(s) and not any(c.isdigit() for c in o + s):  # numbers: CUSTEXT may shift them
+                pairs.add((o, s))
+    ids = {t: mech.word_id(t) for pair in pairs for t in pair}
+    pairs_in = sorted(p for p in pairs if ids[p[0]] >= 0 and ids[p[1]] >= 0)
+    if not pairs_in:
+        return
+    covered = mech.covers_id(np.asarray([ids[t] for p in pairs_in for t in p], dtype=np.int64)).reshape(-1, 2).all(axis=1)
+    pairs_in = [p for p, c in zip(pairs_in, covered) if c]
+    if len(pairs_in) > DIRECTION_SAMPLE:
+        rng = np.random.default_rng(seed)
+        pairs_in = [pairs_in[i] for i in sorted(rng.choice(len(pairs_in), DIRECTION_SAMPLE, replace=False))]
+    forward = _impossible(mech, pairs_in)
+    if not forward:
+        return
+    backward = _impossible(mech, [(s, o) for o, s in pairs_in])
+    example = next((o, s) for o, s in pairs_in if mech.prob(s, o) == 0.0)
+    if backward and swapped_mech is not None:
+        backward = _impossible(swapped_mech(), [(s, o) for o, s in pairs_in])
+    if backward == 0:
+        raise ValueError(
+            f"reconstruction_asr: predictions and references look swapped: {forward} of {len(pairs_in)} changed word pairs "
+            f"cannot come from the mechanism ({mech.name}) as reference -> prediction (e.g. {example[0]!r} -> {example[1]!r}) "
+            "but all can the other way; pass predictions=<sanitized texts>, references=<original texts>")
+    logger.warning("reconstruction_asr: %d of %d changed word pairs cannot come from the mechanism (%s) in either direction "
+                   "(e.g. %r -> %r): the predictions were not sanitized by this mechanism and the ASR is not its ASR; pass "
+                   "the fitted sanitizer as mechanism=", forward, len(pairs_in), mech.name, example[0], example[1])
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
@@ -102,16 +156,28 @@ class ReconstructionASR(evaluate.Metric):
             reference_urls=["https://github.com/xiangyue9607/SanText", "https://github.com/sai4july/CusText"],
         )
 
+    def _swapped(self, mechanism, epsilon, mechanism_options, vocab, corpus) -> "Callable[[], WordMechanism] | None":
+        """For a mechanism built by name from the references' counts: how to build the one fitted on the
+        predictions' counts instead (what a swap of the two would have meant), for :func:`check_direction`."""
+        if isinstance(mechanism, WordMechanism) or hasattr(mechanism, "mechanism") or vocab is not None:
+            return None
+        return lambda: self._mechanism(mechanism, epsilon, mechanism_options, None, corpus)
+
     def _mechanism(self, mechanism, epsilon, mechanism_options, vocab, corpus) -> WordMechanism:
-        if isinstance(mechanism, WordMechanism):
-            return mechanism
-        if hasattr(mechanism, "mechanism"):
-            return mechanism.mechanism
+        if isinstance(mechanism, WordMechanism) or hasattr(mechanism, "mechanism"):
+            mech = mechanism if isinstance(mechanism, WordMechanism) else mechanism.mechanism
+            if epsilon is not None and float(epsilon) != float(getattr(mech, "epsilon", epsilon)):
+                logger.warning("reconstruction_asr: epsilon=%s is ignored: the mechanism passed in was built with epsilon=%s",
+                               epsilon, mech.epsilon)
+            return mech
+        if epsilon is None:
+            raise ValueError(f"reconstruction_asr: mechanism={str(mechanism)!r} by name needs epsilon=<the epsilon the "
+                             "predictions were sanitized with>, or pass the fitted sanitizer as mechanism=")
         emb = self.embeddings if isinstance(self.embeddings, WordEmbeddings) else WordEmbeddings.load(self.embeddings)
         counts = [(str(w), int(c)) for w, c in vocab] if vocab is not None else count_words(corpus)
         return build_mechanism(str(mechanism), emb, counts, epsilon, **(mechanism_options or {}))
 
-    def _compute(self, predictions, references, mechanism="santext+", epsilon: float = 2.0, mechanism_options=None,
+    def _compute(self, predictions, references, mechanism="santext+", epsilon: float | None = None, mechanism_options=None,
                  vocab=None, shadow: Sequence[str] | None = None, shadow_copies: int = 10,
                  attacks=("context_free_bayes", "embedding_inversion"),
                  bounds=("context_free",), attack_options=None, targets: str = "mechanism",
@@ -131,6 +197,8 @@ class ReconstructionASR(evaluate.Metric):
             originals.append(o)
             sanitized.append(s)
             spans.append(sp)
+        check_direction(mech, originals, sanitized, seed,
+                        self._swapped(mechanism, epsilon, mechanism_options, vocab, list(predictions) + shadow))
         if targets == "mechanism":
             flags = [[mech.is_sensitive(t) for t in toks] for toks in originals]
         elif targets == "pii":
