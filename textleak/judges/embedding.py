@@ -63,6 +63,7 @@ class EmbeddingJudge(Judge):
         batch_size: int = 16,
         device: str | None = None,
         show_progress: bool = False,
+        dtype: str | None = None,
     ):
         if not t1 > t2:
             raise ValueError(f"thresholds must satisfy t1 > t2, got t1={t1}, t2={t2}")
@@ -79,6 +80,7 @@ class EmbeddingJudge(Judge):
         self.batch_size = int(batch_size)
         self.device = device
         self.show_progress = show_progress
+        self.dtype = dtype  # float32 unless float16/bfloat16 is asked for on a GPU (textleak.encoders.encoder_dtype)
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -90,6 +92,7 @@ class EmbeddingJudge(Judge):
             "number_guard_rating": self.number_guard_rating,
             "spans": self._span_description(),
             "calibration": dict(CALIBRATION) if (self.t1, self.t2) == (EMBEDDING_T1, EMBEDDING_T2) else "user thresholds",
+            **({"dtype": self.dtype} if self.dtype not in (None, "float32", "fp32") else {}),  # half precision can move ratings
         }
 
     def _span_description(self) -> str:
@@ -116,7 +119,7 @@ class EmbeddingJudge(Judge):
             return [[dict(empty) for _ in cs] for cs in claims]
         from textleak.encoders import encode, encode_with_word_windows, load_sentence_encoder
 
-        model = load_sentence_encoder(self.encoder, self.device)
+        model = load_sentence_encoder(self.encoder, self.device, self.dtype)
         runs = [[" ".join(ss[k : k + self.window]) for k in range(len(ss) - self.window + 1)] if self.window > 1 and len(ss) > 1 else [] for ss in sentences]
         flat_claims = [c for cs, ss in zip(claims, sentences) if ss for c in cs]
         texts = flat_claims + [r for rs in runs for r in rs]

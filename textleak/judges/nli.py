@@ -57,7 +57,7 @@ CONFIG_FILE = "config.json"
 MANIFEST_FILE = "manifest.json"
 LABELS = (1, 2, 3)
 
-_LOADED: dict[tuple[str, bool, str], "NLIModel"] = {}
+_LOADED: dict[tuple[str, bool, str, str], "NLIModel"] = {}
 _LOCK = threading.Lock()
 
 
@@ -80,21 +80,29 @@ def adapter_hash(directory: str | Path = WEIGHTS_DIR) -> str:
 
 class NLIModel:
     """The cross-encoder: MiniLM (first ``layers`` layers) with the LoRA weights merged, mean pooling,
-    a linear head. ``predict(pairs)`` returns p over (same, similar, unsupported) per pair."""
+    a linear head. ``predict(pairs)`` returns p over (same, similar, unsupported) per pair.
 
-    def __init__(self, directory: str | Path = WEIGHTS_DIR, int8: bool = False, encoder_path: str | None = None, device: str | None = None):
+    The encoder loads in float32 whatever dtype its checkpoint was stored in (an fp16 checkpoint
+    used to meet the fp32 head and crash); the LoRA weights merge in float32, and only then does the
+    encoder move to ``dtype`` when half precision is asked for on a GPU (:func:`textleak.encoders.encoder_dtype`);
+    the head always reads float32."""
+
+    def __init__(self, directory: str | Path = WEIGHTS_DIR, int8: bool = False, encoder_path: str | None = None, device: str | None = None,
+                 dtype: str | None = None):
         import torch
         from safetensors.torch import load_file
         from transformers import AutoModel, AutoTokenizer
 
-        from textleak.encoders import default_encoder_path
+        from textleak.encoders import default_encoder_path, encoder_dtype
+
+        self.dtype = encoder_dtype(dtype, "cpu" if int8 else device)
 
         directory = Path(directory)
         self.directory = directory
         self.config = json.loads((directory / CONFIG_FILE).read_text(encoding="utf-8"))
         base_path = encoder_path or default_encoder_path()
         self.tokenizer = AutoTokenizer.from_pretrained(base_path)
-        model = AutoModel.from_pretrained(base_path)  # its pooler is loaded and unused (no "unexpected weights" report)
+        model = AutoModel.from_pretrained(base_path, dtype=torch.float32)  # its pooler is loaded and unused (no "unexpected weights" report)
         build_lora_model(model, self.config)
         state = load_file(str(directory / ADAPTER_FILE))
         head = {k[len("head."):]: v.float() for k, v in state.items() if k.startswith("head.")}
@@ -113,7 +121,7 @@ class NLIModel:
         if int8:
             quantise_rowwise(self.model, self._lengths)
         else:
-            self.model.to(self.device)
+            self.model.to(self.device, dtype=getattr(torch, self.dtype))
             self.head.to(self.device)
         self.max_length = int(self.config.get("max_length", 128))
 
@@ -153,6 +161,7 @@ class NLIModel:
         self._lengths[:] = enc["attention_mask"].sum(1).tolist()
         hidden = self.model(**enc).last_hidden_state
         pooled = pair_pool(hidden, enc["attention_mask"], enc["token_type_ids"]) if self.pooling == "pair" else mean_pool(hidden, enc["attention_mask"])
+        pooled = pooled.float()  # the head is float32 (a no-op unless the encoder runs in half precision)
         if self.features:
             feats = torch.tensor([numeric_features(a, b, self.features) for a, b in pairs], dtype=pooled.dtype, device=pooled.device)
             pooled = torch.cat([pooled, feats * self.feature_scale], dim=-1)
@@ -395,16 +404,19 @@ def _lora_target(name: str, module: Any, config: dict[str, Any]) -> bool:
     return m is not None and (not layers or int(m.group(1)) in set(int(x) for x in layers))
 
 
-def load_nli_model(directory: str | Path | None = None, int8: bool = False, device: str | None = None) -> NLIModel:
-    """The cross-encoder, loaded once per process per (weights folder, int8, device)."""
-    key = (str(directory or WEIGHTS_DIR), bool(int8), device or "cpu")
+def load_nli_model(directory: str | Path | None = None, int8: bool = False, device: str | None = None, dtype: str | None = None) -> NLIModel:
+    """The cross-encoder, loaded once per process per (weights folder, int8, device, dtype); ``dtype``
+    float16/bfloat16 only on a GPU (float32 otherwise, whatever the checkpoint's stored dtype)."""
+    from textleak.encoders import encoder_dtype
+
+    key = (str(directory or WEIGHTS_DIR), bool(int8), device or "cpu", encoder_dtype(dtype, "cpu" if int8 else device))
     with _LOCK:
         model = _LOADED.get(key)
         if model is None:
             if not (Path(key[0]) / ADAPTER_FILE).is_file():
                 raise FileNotFoundError(f"NLI judge weights not found in {key[0]} (train them with benchmarks/train_nli_judge.py)")
             logger.info("loading the NLI judge (MiniLM + adapter from %s, int8=%s)", key[0], int8)
-            model = NLIModel(key[0], int8=int8, device=device)
+            model = NLIModel(key[0], int8=int8, device=device, dtype=key[3])
             _LOADED[key] = model
     return model
 

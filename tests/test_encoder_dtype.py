@@ -1,0 +1,62 @@
+"""An encoder checkpoint stored in fp16 loads in float32 on a CPU and rates like the fp32 one (it used
+to crash the NLI judge: 'mat1 and mat2 must have the same dtype'); half precision is refused on a CPU."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from textleak.encoders import default_encoder_path, encoder_dtype, load_sentence_encoder
+
+DOC = ("A 58-year-old man comes to the emergency room because of fever and a cough for 3 days. He has smoked a pack "
+       "of cigarettes a day for 30 years. His temperature is 39.4°C and his pulse is 112/min.")
+CLAIMS = ["He has smoked for 30 years.", "His pulse is 80/min.", "He is 58 years old.", "She works as a pilot."]
+
+
+@pytest.fixture(scope="module")
+def fp16_checkpoint(tmp_path_factory):
+    """The packaged MiniLM saved as an fp16 checkpoint (weights and config say float16)."""
+    import torch
+    from sentence_transformers import SentenceTransformer
+
+    path = tmp_path_factory.mktemp("minilm-fp16")
+    model = SentenceTransformer(default_encoder_path(), device="cpu")
+    model.half().save(str(path))
+    from safetensors import safe_open
+
+    with safe_open(str(path / "model.safetensors"), "pt") as f:
+        assert {f.get_tensor(k).dtype for k in f.keys()} == {torch.float16}
+    return str(path)
+
+
+def test_fp16_checkpoint_loads_in_float32_for_the_bi_encoder(fp16_checkpoint):
+    import torch
+
+    model = load_sentence_encoder(fp16_checkpoint, "cpu")
+    assert {p.dtype for p in model.parameters()} == {torch.float32}
+    from textleak.judges.embedding import EmbeddingJudge
+
+    half, full = EmbeddingJudge(encoder=fp16_checkpoint).match([CLAIMS], [DOC])[0], EmbeddingJudge().match([CLAIMS], [DOC])[0]
+    assert np.allclose([r["similarity"] for r in half], [r["similarity"] for r in full], atol=2e-3)
+    assert [r["span"] for r in half] == [r["span"] for r in full]
+
+
+def test_fp16_checkpoint_rates_like_fp32_in_the_nli_model(fp16_checkpoint):
+    import torch
+    from textleak.judges.nli import NLIModel
+
+    pairs = [(c, DOC.split(". ")[1]) for c in CLAIMS]
+    half = NLIModel(encoder_path=fp16_checkpoint)
+    assert {p.dtype for p in half.model.parameters()} == {torch.float32}
+    p_half, p_full = half.predict(pairs), NLIModel().predict(pairs)
+    assert np.allclose(p_half, p_full, atol=5e-3)  # the fp16 rounding of the stored weights only
+    assert (p_half.argmax(1) == p_full.argmax(1)).all()
+
+
+def test_half_precision_is_refused_on_a_cpu_and_accepted_for_a_gpu():
+    assert encoder_dtype(None, None) == "float32" and encoder_dtype("fp32", "cpu") == "float32"
+    assert encoder_dtype("fp16", "cuda") == "float16" and encoder_dtype("bf16", "cuda:1") == "bfloat16"
+    with pytest.raises(ValueError, match="needs a GPU"):
+        encoder_dtype("float16", "cpu")
+    with pytest.raises(ValueError, match="must be one of"):
+        encoder_dtype("int4", "cuda")
