@@ -15,6 +15,7 @@ COMMANDS: dict[str, str] = {
     "evaluate": "measure semantic and lexical leakage of a sanitized set against the originals",
     "sanitize": "run a registered sanitizer over a dataset",
     "judge-agreement": "measure a judge against labelled claims (Spearman, Cohen's and Fleiss' kappa)",
+    "label": "label a sample of judged claims on a local page, for semantic privacy corrected by the labels (evaluate --labels)",
     "attack": "word-level DP sanitization and reconstruction attacks: ASR per attack and epsilon",
     "synthesize": "fine-tune a causal LM (optionally with DP-SGD) on private records and generate synthetic ones",
     "generate": "controlled generation of private synthetic text (ICL with blocking, prefix tuning)",

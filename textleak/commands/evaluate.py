@@ -45,6 +45,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     u.add_argument("--coherence", action="store_true", help="with --utility, also rate coherence 1-5 (appendix C.5)")
     o = parser.add_argument_group("output")
     o.add_argument("--output", default="textleak-evaluate", help="output folder (default: ./textleak-evaluate)")
+    o.add_argument("--labels", default=None, help="hand labels of judged claims (written by textleak label, JSONL or CSV): also report "
+                   "semantic privacy corrected by prediction-powered inference, with its interval and the judge's agreement")
     o.add_argument("--no-progress", action="store_true", help="no progress bars")
 
 
@@ -174,6 +176,10 @@ def run(args: argparse.Namespace) -> int:
     for name, san_texts, src_ids in runs:
         # a failed or null sanitized record follows --missing: by default it counts as released unsanitized
         report = evaluate_leakage(texts, san_texts, config, original_ids=ids, sanitized_ids=src_ids)
+        if args.labels:
+            from textleak.leakage.labels import attach_labels, read_labels
+
+            attach_labels(report, read_labels(args.labels), unparsed=config.unparsed, source=args.labels)
         if args.utility and src_ids is None and len(san_texts) == len(originals):
             from textleak.utility import evaluate_utility
 
@@ -226,4 +232,13 @@ def run(args: argparse.Namespace) -> int:
                 print(f"note ({r['sanitizer']}): " + "; ".join(notes))
         print("privacy: 0 = every claim leaks, 1 = nothing leaks. "
               f"Details: {out_dir / 'report.json'} and records-*.jsonl")
+    if args.labels:
+        from textleak.leakage.labels import format_corrected
+
+        for r in rows:
+            if r.get("labelled"):
+                print(f"\n{r['sanitizer']}: " + format_corrected(r["labelled"]))
+        if not any(r.get("labelled") for r in rows):
+            logger.warning("%s: no label matches a judged claim of this run (labels are keyed by record id, claim and released "
+                           "text): nothing corrected", args.labels)
     return 0

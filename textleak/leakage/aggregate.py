@@ -112,7 +112,7 @@ def aggregate(inputs: Inputs, claims: Sequence[Sequence[str]], known_idx: Sequen
             index=i, id=inputs.ids[i], status=status, claims=rows, known_claims=list(known[i]), linked_index=link.index,
             linked_id=inputs.pool_ids[link.index] if link.index is not None else None, link_score=link.score,
             correct_link=correct, true_rank=true_rank, privacy=privacy, lexical_privacy=lex, unparsed_claims=unparsed_here,
-            sanitized_missing=i in missing, link_tied=link.tied,
+            sanitized_missing=i in missing, link_tied=link.tied, linked_text=pool[link.index] if link.index is not None else None,
         ))
     if n_judged and n_unparsed > config.max_unparsed_share * n_judged:
         raise UnparsedClaimsError(

@@ -39,6 +39,7 @@ def evaluate_leakage(
     original_ids: Sequence[Any] | None = None,
     sanitized_ids: Sequence[Any] | None = None,
     original_claims: Sequence[Sequence[str]] | None = None,
+    labels: Any = None,
     **options: Any,
 ) -> LeakageReport:
     """Semantic and lexical leakage of ``sanitized`` with respect to ``originals``.
@@ -46,7 +47,10 @@ def evaluate_leakage(
     ``config`` (or its fields as keyword ``options``, which override it) sets every choice; see
     :class:`LeakageConfig`. ``original_ids`` name the originals; ``sanitized_ids`` name, for each
     sanitized record, the original it came from (missing or reordered records); ``original_claims``
-    are precomputed claims of the originals.
+    are precomputed claims of the originals. ``labels`` (a labels file written by ``textleak label``,
+    or a dict claim key -> 1/2/3) adds ``report.labelled``: semantic privacy corrected by prediction-powered
+    inference on those labels, with its interval and the judge's agreement on them
+    (:func:`textleak.leakage.labels.corrected_privacy`).
     """
     config = (config or LeakageConfig()).replace(**options) if options else (config or LeakageConfig())
     timings: dict[str, float] = {}
@@ -79,6 +83,11 @@ def evaluate_leakage(
         "judge": sum(1 for rs in ratings.values() for r in rs if (r.detail or {}).get("refusal")),
         "paraphraser": paraphraser.refusals if paraphraser else 0,
     }
+    if labels is not None:
+        from textleak.leakage.labels import corrected_privacy
+
+        report.labelled = corrected_privacy(report.records, labels, unparsed=config.unparsed,
+                                            judge_ci=report.ci95.get("semantic_privacy"))
     timings["aggregate_s"] = time.perf_counter() - t
     timings["total_s"] = time.perf_counter() - t0
     report.timings = timings

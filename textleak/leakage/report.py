@@ -34,6 +34,7 @@ class RecordResult:
     sanitized_missing: bool = False  # no sanitized record came back: the original counted as released
     link_tied: int = 0  # candidates sharing the link's top score (> 1: a tie, broken toward the lower id)
     language: str | None = None  # "en", or the language/script guessed for a record the English rules cannot read
+    linked_text: str | None = None  # the released text the claims were judged against (what a labeller reads)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -64,6 +65,7 @@ class LeakageReport:
     timings: dict[str, float] = field(default_factory=dict)
     n_non_english: int = 0  # evaluated originals not detected as English (textleak.text.language)
     n_atomizer_fallback: int = 0  # originals the atomizer split on sentence punctuation only (its rules are English)
+    labelled: dict[str, Any] | None = None  # semantic privacy corrected by hand labels (textleak.leakage.labels.corrected_privacy)
     #: answers of LLM components that declined the task (textleak.llm.refusals), by component: atomizer (records
     #: atomized by the rules instead), judge (claims left unrated, counted as unparsed), paraphraser (claims kept verbatim)
     llm_refusals: dict[str, int] = field(default_factory=dict)

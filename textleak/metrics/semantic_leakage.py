@@ -48,6 +48,9 @@ Args:
         (missing or reordered records).
     original_ids (`list`, optional): ids of the references (default: their positions).
     return_records (`bool`, default False): also return per-record details (claims, ratings, links).
+    labels (`str` or `dict`, optional): hand labels of judged claims (a file written by `textleak label`, or
+        claim key -> 1/2/3): adds `labelled`, semantic privacy corrected by prediction-powered inference with
+        its interval, the judge-only figure and the judge's agreement on the labels.
 Load-time options (``evaluate.load("semantic_leakage", judge=..., ...)``): every field of
     ``textleak.leakage.LeakageConfig`` (judge, judge_options, llm, atomizer, linker, k, knowledge,
     paraphrase_knowledge, seed, alignment, missing, unlinked, unparsed, empty_originals, lexical_variant,
@@ -129,6 +132,7 @@ class SemanticLeakage(evaluate.Metric):
         sanitized_ids: Sequence[Any] | None = None,
         original_ids: Sequence[Any] | None = None,
         return_records: bool = False,
+        labels: Any = None,
     ) -> dict[str, Any] | None:
         rank, world = _rank_and_world()
         result = None
@@ -139,7 +143,7 @@ class SemanticLeakage(evaluate.Metric):
             # sets of different sizes are an error unless alignment="none" (synthetic data) was asked for at
             # load time or sanitized_ids say which original each prediction came from
             report = evaluate_leakage(references, predictions, self.leakage_config.replace(judge=self.judge()),
-                                      original_ids=original_ids, sanitized_ids=sanitized_ids)
+                                      original_ids=original_ids, sanitized_ids=sanitized_ids, labels=labels)
             result = report.summary()
             if return_records:
                 result["records"] = [r.to_dict() for r in report.records]
