@@ -189,10 +189,13 @@ class _Stages:
         write_json(self.index_file, self.keys)
 
 
-def run_study(cfg: StudyConfig, resume: bool = True, progress: bool = True) -> dict[str, Any]:
+def run_study(cfg: StudyConfig, resume: bool = True, progress: bool | None = None) -> dict[str, Any]:
     """Run every stage for every sanitizer (skipping finished stages when ``resume`` and their
     fingerprint matches) and write the report; returns the study result (the schema of
-    :mod:`textleak.report`)."""
+    :mod:`textleak.report`). ``progress``: bars (None: when a person is watching, :mod:`textleak.progress`)."""
+    from textleak.progress import resolve_progress
+
+    progress = resolve_progress(progress)
     from textleak import sanitize
     from textleak.cache import content_hash
     from textleak.leakage import evaluate_leakage

@@ -31,6 +31,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from textleak.data.wildchat import WILDCHAT_CATEGORIES, category_short_name
+from textleak.progress import map_chunks
 from textleak.prompts import load_prompt, load_prompt_json
 
 logger = logging.getLogger(__name__)
@@ -105,8 +106,10 @@ def medqa_accuracy(
     scoring: str = "auto",
     seed: int = 0,
     max_new_tokens: int = 8,
+    progress: bool | None = False,
 ) -> dict[str, Any]:
-    """Accuracy of ``llm`` answering each question from its (sanitized) profile.
+    """Accuracy of ``llm`` answering each question from its (sanitized) profile (``progress``: a bar,
+    see :mod:`textleak.progress`).
 
     ``scoring``: "logprob" compares the log-probabilities of " A".." D" after "Answer:" (ties go to
     the earliest letter); "generate" decodes greedily and parses the letter; "auto" uses logprob when
@@ -142,13 +145,16 @@ def medqa_accuracy(
     prompts = [medqa_prompt(profiles[i], questions[i], options[i], demo_list) for i in todo]
     predictions: list[str | None] = [None] * n
     if todo and method == "logprob":
-        scores = lm.score(prompts, [" " + k for k in LETTERS])
+        scores = map_chunks(lambda a, b: lm.score(prompts[a:b], [" " + k for k in LETTERS]), len(todo),
+                            progress=progress, desc="utility: MedQA answers", unit="rec")
         for i, row in zip(todo, scores):
             if all(math.isfinite(s) for s in row):
                 predictions[i] = LETTERS[int(np.argmax(row))]
     elif todo:
-        outs = lm.generate([[{"role": "user", "content": p}] for p in prompts], max_new_tokens=max_new_tokens,
-                           temperature=0.0, seed=[seed + i for i in todo], on_error="none")
+        outs = map_chunks(lambda a, b: lm.generate([[{"role": "user", "content": p}] for p in prompts[a:b]],
+                                                   max_new_tokens=max_new_tokens, temperature=0.0,
+                                                   seed=[seed + i for i in todo[a:b]], on_error="none"),
+                          len(todo), progress=progress, desc="utility: MedQA answers", unit="rec")
         for i, out in zip(todo, outs):
             predictions[i] = parse_answer_letter(out[0] if out else None)
     failed = n - len(todo)
@@ -216,7 +222,7 @@ def parse_category(reply: str | None, categories: Sequence[str] = WILDCHAT_CATEG
 
 def classify_tasks(llm: Any, texts: Sequence[str | None], seed: int = 0, max_chars: int = 5000,
                    max_new_tokens: int = 32, scoring: str = "generate",
-                   categories: Sequence[str] = WILDCHAT_CATEGORIES) -> dict[str, Any]:
+                   categories: Sequence[str] = WILDCHAT_CATEGORIES, progress: bool | None = False) -> dict[str, Any]:
     """One of the 21 task categories per conversation. ``scoring="generate"`` (seed 000's way):
     greedy decoding of one chat turn, parsed by :func:`parse_category`; ``"logprob"``: the category
     whose short name has the highest log-probability after "Answer:" (for base models, which cannot
@@ -231,14 +237,16 @@ def classify_tasks(llm: Any, texts: Sequence[str | None], seed: int = 0, max_cha
         if not lm.supports_scoring:
             raise ValueError(f"{lm.backend}:{lm.model_name} cannot score choices; use scoring='generate'")
         prompts = [classification_prompt(texts[i], max_chars) for i in todo]
-        scores = lm.score(prompts, [" " + category_short_name(c) for c in categories])
+        scores = map_chunks(lambda a, b: lm.score(prompts[a:b], [" " + category_short_name(c) for c in categories]),
+                            len(todo), progress=progress, desc="utility: task categories", unit="rec")
         for i, row in zip(todo, scores):
             if all(math.isfinite(x) for x in row):
                 out[i] = categories[int(np.argmax(row))]
     elif todo:
         prompts = [[{"role": "user", "content": classification_prompt(texts[i], max_chars)}] for i in todo]
-        replies = lm.generate(prompts, max_new_tokens=max_new_tokens, temperature=0.0,
-                              seed=[seed + i for i in todo], on_error="none")
+        replies = map_chunks(lambda a, b: lm.generate(prompts[a:b], max_new_tokens=max_new_tokens, temperature=0.0,
+                                                      seed=[seed + i for i in todo[a:b]], on_error="none"),
+                             len(todo), progress=progress, desc="utility: task categories", unit="rec")
         for i, r in zip(todo, replies):
             out[i] = parse_category(r[0] if r else None, categories) or UNPARSED
     unparsed = sum(1 for c in out if c == UNPARSED)
@@ -351,7 +359,8 @@ def coherence_prompt(document: str, domain: str = "medqa", max_chars: int | None
 
 
 def coherence(llm: Any, texts: Sequence[str | None], domain: str = "medqa", seed: int = 0,
-              max_new_tokens: int = 160, scoring: str = "generate", max_chars: int | None = None) -> dict[str, Any]:
+              max_new_tokens: int = 160, scoring: str = "generate", max_chars: int | None = None,
+              progress: bool | None = False) -> dict[str, Any]:
     """Mean 1-5 coherence over the parsable ratings (seed 000's rule), with the counts that did not
     parse (``unparsed``) and the missing texts (``failed``) reported beside it.
 
@@ -367,14 +376,16 @@ def coherence(llm: Any, texts: Sequence[str | None], domain: str = "medqa", seed
         if not lm.supports_scoring:
             raise ValueError(f"{lm.backend}:{lm.model_name} cannot score choices; use scoring='generate'")
         prompts = [coherence_prompt(texts[i], domain, max_chars) + "\n\nRating:" for i in todo]
-        scores = lm.score(prompts, [f" {r}" for r in range(1, 6)])
+        scores = map_chunks(lambda a, b: lm.score(prompts[a:b], [f" {r}" for r in range(1, 6)]), len(todo),
+                            progress=progress, desc="utility: coherence", unit="rec")
         for i, row in zip(todo, scores):
             if all(math.isfinite(x) for x in row):
                 ratings[i] = int(np.argmax(row)) + 1
     elif todo:
         prompts = [[{"role": "user", "content": coherence_prompt(texts[i], domain, max_chars)}] for i in todo]
-        replies = lm.generate(prompts, max_new_tokens=max_new_tokens, temperature=0.0,
-                              seed=[seed + i for i in todo], on_error="none")
+        replies = map_chunks(lambda a, b: lm.generate(prompts[a:b], max_new_tokens=max_new_tokens, temperature=0.0,
+                                                      seed=[seed + i for i in todo[a:b]], on_error="none"),
+                             len(todo), progress=progress, desc="utility: coherence", unit="rec")
         for i, r in zip(todo, replies):
             ratings[i] = parse_rating(r[0] if r else None)
     scored = [r for r in ratings if r is not None]
@@ -469,8 +480,10 @@ def evaluate_utility(
     coherence_max_chars: int | None = None,
     medqa_demos: Sequence[Mapping[str, Any]] | str | None = "default",
     seed: int = 0,
+    progress: bool | None = False,
 ) -> dict[str, Any]:
-    """Task utility (and coherence) of ``sanitized`` (aligned with ``originals`` by index).
+    """Task utility (and coherence) of ``sanitized`` (aligned with ``originals`` by index); ``progress``
+    draws a bar per LLM pass (:mod:`textleak.progress`).
 
     ``task``: "medqa" (records with question/options/answer_idx; accuracy from the sanitized profile),
     "wildchat" (records with text[/response]; normalised category chi-square against the originals'
@@ -488,7 +501,8 @@ def evaluate_utility(
         if llm is None:
             raise ValueError("MedQA accuracy needs an LLM")
         res = medqa_accuracy(llm, list(sanitized), [r["question"] for r in originals], [r["options"] for r in originals],
-                             [r["answer_idx"] for r in originals], demos=medqa_demos, scoring=scoring, seed=seed)
+                             [r["answer_idx"] for r in originals], demos=medqa_demos, scoring=scoring, seed=seed,
+                             progress=progress)
         out.update(task_metric="medqa_accuracy", task_utility=res["accuracy"], medqa=res)
         judged = list(sanitized)
         domain = "medqa"
@@ -496,8 +510,9 @@ def evaluate_utility(
         if llm is None:
             raise ValueError("the category utility needs an LLM classifier")
         orig = classify_tasks(llm, [r["text"] for r in originals], seed=seed, scoring=judge_scoring,
-                              max_chars=classify_max_chars)
-        san = classify_tasks(llm, list(sanitized), seed=seed, scoring=judge_scoring, max_chars=classify_max_chars)
+                              max_chars=classify_max_chars, progress=progress)
+        san = classify_tasks(llm, list(sanitized), seed=seed, scoring=judge_scoring, max_chars=classify_max_chars,
+                             progress=progress)
         res = category_utility(san["categories"], orig["categories"], seed=seed)
         out.update(task_metric="category_chi2_utility", task_utility=res["utility"], categories=res,
                    unparsed_categories=san["unparsed"], unparsed_original_categories=orig["unparsed"])
@@ -514,7 +529,8 @@ def evaluate_utility(
         raise ValueError(f"unknown task {task!r}: use medqa, wildchat or classification (or a dataset name)")
     out["coherence"] = None
     if coherence_judge and domain is not None:
-        coh = coherence(llm, judged, domain=domain, seed=seed, scoring=judge_scoring, max_chars=coherence_max_chars)
+        coh = coherence(llm, judged, domain=domain, seed=seed, scoring=judge_scoring, max_chars=coherence_max_chars,
+                        progress=progress)
         out["coherence"] = None if math.isnan(coh["mean"]) else coh["mean"]
         out["coherence_detail"] = {k: v for k, v in coh.items() if k != "ratings"}
     return out

@@ -47,7 +47,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     o.add_argument("--output", default="textleak-evaluate", help="output folder (default: ./textleak-evaluate)")
     o.add_argument("--labels", default=None, help="hand labels of judged claims (written by textleak label, JSONL or CSV): also report "
                    "semantic privacy corrected by prediction-powered inference, with its interval and the judge's agreement")
-    o.add_argument("--no-progress", action="store_true", help="no progress bars")
+    o.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="progress bars on stderr with counts, rates and time left (default: on when stderr is a terminal and CI "
+                        "is unset; TEXTLEAK_PROGRESS=1/0 overrides); --no-progress turns them off")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -119,7 +121,9 @@ def run(args: argparse.Namespace) -> int:
     from textleak.io import make_private_dir, read_records, write_json
     from textleak.leakage import LeakageConfig, evaluate_leakage
 
-    progress = not args.no_progress and sys.stderr.isatty()
+    from textleak.progress import resolve_progress
+
+    progress = resolve_progress(args.progress)
     use_cache = args.use_cache
     originals_source = args.originals
     sanitizer_names = [s.strip() for s in args.sanitizer.split(",") if s.strip()] if args.sanitizer else []
@@ -188,7 +192,8 @@ def run(args: argparse.Namespace) -> int:
                 if not all(k in originals[0] for k in ("question", "options", "answer_idx")):
                     raise ValueError("--utility auto: the originals are not MedQA records (question/options/answer_idx); name the task")
                 task = "medqa"
-            util = evaluate_utility(task, originals, san_texts, args.utility_llm, coherence_judge=args.coherence, seed=args.seed)
+            util = evaluate_utility(task, originals, san_texts, args.utility_llm, coherence_judge=args.coherence, seed=args.seed,
+                                    progress=progress)
             report_utility = {"task": task, "metric": util["task_metric"], "value": util["task_utility"],
                               "coherence": util.get("coherence"), "llm": args.utility_llm}
         elif args.utility:

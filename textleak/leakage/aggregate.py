@@ -77,7 +77,11 @@ def aggregate(inputs: Inputs, claims: Sequence[Sequence[str]], known_idx: Sequen
     n_unparsed = n_unscored = n_unlinked = n_scored_claims = n_judged = n_tied = 0
     rank_hits = {kk: 0 for kk in config.linkage_ks}
     correct_flags: list[float] = []
+    from textleak.progress import progress_bar
+
+    bar = progress_bar(len(originals), "lexical baseline and record scores", "rec", config.progress)
     for i in range(len(originals)):
+        bar.update(1)
         if i not in links:
             records.append(RecordResult(i, inputs.ids[i], "skipped_empty", [], [], None, None, 0.0, None, None, None, None))
             continue
@@ -114,6 +118,7 @@ def aggregate(inputs: Inputs, claims: Sequence[Sequence[str]], known_idx: Sequen
             correct_link=correct, true_rank=true_rank, privacy=privacy, lexical_privacy=lex, unparsed_claims=unparsed_here,
             sanitized_missing=i in missing, link_tied=link.tied, linked_text=pool[link.index] if link.index is not None else None,
         ))
+    bar.close()
     if n_judged and n_unparsed > config.max_unparsed_share * n_judged:
         raise UnparsedClaimsError(
             f"{n_unparsed} of {n_judged} judged claims ({n_unparsed / n_judged:.0%}) got no parsable rating from the judge "

@@ -82,7 +82,9 @@ class LeakageConfig:
         "help": "records judged per call; each finished call is cached, so an interrupted run resumes", "cli": False})
     use_cache: bool = field(default=True, metadata={
         "help": "read and write the claims and ratings caches", "flag": "--no-cache"})
-    progress: bool = field(default=False, metadata={"help": "progress bars", "cli": False})
+    progress: bool | None = field(default=None, metadata={
+        "help": "progress bars: True/False force them; None shows them when stderr is a terminal and CI is unset "
+                "(TEXTLEAK_PROGRESS=1/0 overrides; see textleak.progress)", "cli": False})
 
     def __post_init__(self) -> None:
         for name in ("knowledge", "alignment", "missing", "unlinked", "unparsed", "empty_originals", "lexical_variant", "short_records"):

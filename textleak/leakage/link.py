@@ -31,4 +31,9 @@ def link_records(pool: Sequence[str], known: Sequence[Sequence[str]], active: Se
         pool_claims = atomize_records(pool, atomizer, cache=DiskCache("claims", enabled=config.use_cache),
                                       progress=config.progress, desc="atomizing sanitized")
     linker.fit(pool, pool_claims)
-    return dict(zip(active, linker.link([known[i] for i in active])))
+    from textleak.progress import map_chunks
+
+    queries = [known[i] for i in active]  # queries are independent: linking in chunks only adds a progress bar
+    links = map_chunks(lambda start, stop: linker.link(queries[start:stop]), len(queries), chunk_size=256,
+                       progress=config.progress, desc="linking", unit="rec")
+    return dict(zip(active, links))

@@ -53,6 +53,10 @@ def evaluate_leakage(
     (:func:`textleak.leakage.labels.corrected_privacy`).
     """
     config = (config or LeakageConfig()).replace(**options) if options else (config or LeakageConfig())
+    if not isinstance(config.progress, bool):  # None: bars when a person is watching (textleak.progress)
+        from textleak.progress import resolve_progress
+
+        config = config.replace(progress=resolve_progress(config.progress))
     timings: dict[str, float] = {}
     t0 = t = time.perf_counter()
     inputs = prepare_inputs(originals, sanitized, original_ids, sanitized_ids, config)

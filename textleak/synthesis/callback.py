@@ -40,6 +40,8 @@ class LeakageCallback(TrainerCallback):
         leakage_options: keyword arguments for :func:`textleak.leakage.evaluate_leakage`.
         entities: private entity strings; when given, PIPP/ELP are logged too.
         leakage_fn: ``(originals, synthetic) -> dict`` replacing the pipeline (tests, custom metrics).
+        progress: progress bars for each measurement's stages (atomize, link, judge, lexical); None (default)
+            shows them when stderr is a terminal and CI is unset (:mod:`textleak.progress`).
     """
 
     def __init__(self, records: Sequence[Mapping[str, Any]], tokenizer=None, control_code: "str | ConditioningTemplate | None" = "paper",
@@ -47,7 +49,7 @@ class LeakageCallback(TrainerCallback):
                  generation: GenerationConfig | None = None, seed: int = 0,
                  leakage_options: Mapping[str, Any] | None = None, entities: Sequence[str] | None = None,
                  leakage_fn: Callable[[list[str], list[str | None]], Mapping[str, Any]] | None = None,
-                 prefix: str = "leakage/"):
+                 prefix: str = "leakage/", progress: bool | None = None):
         if every_n_steps < 1:
             raise ValueError("every_n_steps must be at least 1")
         if not records:
@@ -69,6 +71,7 @@ class LeakageCallback(TrainerCallback):
         self.entities = list(entities) if entities else None
         self.leakage_fn = leakage_fn
         self.prefix = prefix
+        self.progress = progress
         self.history: list[dict[str, Any]] = []
         self._pending: dict[str, Any] | None = None
 
@@ -88,7 +91,7 @@ class LeakageCallback(TrainerCallback):
         else:
             from textleak.leakage import evaluate_leakage
 
-            options = {"alignment": "none", "bootstrap": 0, **self.leakage_options}
+            options = {"alignment": "none", "bootstrap": 0, "progress": self.progress, **self.leakage_options}
             if all(t is None for t in synthetic):
                 metrics = {"semantic_privacy": None, "lexical_privacy": None}
             else:
