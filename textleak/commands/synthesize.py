@@ -37,6 +37,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="'medqa': raw MedQA lines (question with vignette, options, answer), split into "
                              "profile (text), question and answer; 'records': rows already in the project schema")
     parser.add_argument("--output", required=True, help="folder for the synthetic dataset and synthesis.json")
+    add_synthesizer_arguments(parser)
+    parser.add_argument("--num-records", type=int, default=None, help="synthetic records (default: one per private record)")
+    parser.add_argument("--limit", type=int, default=None, help="only the first N private records")
+    parser.add_argument("--save-model", action="store_true", help="also save the adapter / model under OUTPUT/model")
+
+
+def add_synthesizer_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``SyntheticData`` flags, shared by ``textleak synthesize`` and ``textleak audit``."""
     parser.add_argument("--model", default="embedded", help="embedded (Gemma 3 270M), a Hub id or a local folder")
     parser.add_argument("--control-code", default="paper",
                         help="paper ('Question: {question} | Answer: {answer}'), release (tab form), none, or a {field} template")
@@ -51,14 +59,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--learning-rate", type=float, default=None)
     parser.add_argument("--lora-r", type=int, default=8, help="LoRA rank; 0 for full fine-tuning")
     parser.add_argument("--max-length", type=int, default=256, help="training tokens per record (code + text)")
-    parser.add_argument("--num-records", type=int, default=None, help="synthetic records (default: one per private record)")
     parser.add_argument("--max-new-tokens", type=int, default=256)
     parser.add_argument("--temperature", type=float, default=1.0)
     parser.add_argument("--top-p", type=float, default=1.0)
     parser.add_argument("--top-k", type=int, default=50)
     parser.add_argument("--seed", type=int, default=0, help="training seed; generation seeds derive from it per record")
-    parser.add_argument("--limit", type=int, default=None, help="only the first N private records")
-    parser.add_argument("--save-model", action="store_true", help="also save the adapter / model under OUTPUT/model")
     parser.add_argument("--secure-mode", action="store_true", help="opacus secure RNG for noise and sampling (a release)")
     parser.add_argument("--dtype", choices=("float32", "bfloat16"), default="float32",
                         help="base model dtype; bfloat16 is several times faster on GPUs and CPUs with bf16 units (adapters stay float32)")
@@ -87,23 +92,13 @@ def read_records(path: str, fmt: str = "records") -> list[dict]:
 def run(args: argparse.Namespace) -> int:
     from accelerate import Accelerator
 
-    from textleak.synthesis.synthesizer import SyntheticData
-
     records = read_records(args.input, args.format)
     if args.limit is not None:
         records = records[: args.limit]
     if not records:
         logger.error("no records in %s", args.input)
         return 2
-    synth = SyntheticData(
-        model=args.model, control_code=args.control_code, epsilon=args.epsilon, delta=args.delta,
-        epochs=args.epochs, max_steps=args.max_steps, lora_r=args.lora_r or None, learning_rate=args.learning_rate,
-        batch_size=args.batch_size, max_length=args.max_length, max_grad_norm=args.max_grad_norm,
-        accountant=args.accountant, text_field=args.text_column, max_new_tokens=args.max_new_tokens,
-        temperature=args.temperature, top_p=args.top_p, top_k=args.top_k, seed=args.seed, secure_mode=args.secure_mode,
-        dtype=args.dtype, lora_layers=[int(x) for x in args.lora_layers.split(",")] if args.lora_layers else None,
-        lora_target_modules=args.lora_target_modules.split(",") if args.lora_target_modules else None,
-    )
+    synth = build_synthesizer(args)
     accelerator = Accelerator()
     synth.fit(records, accelerator=accelerator)
     if not accelerator.is_main_process:  # one process writes; the others only trained
@@ -121,3 +116,18 @@ def run(args: argparse.Namespace) -> int:
         logger.warning("%d records generated empty text (status 'empty', text null): they are in the output, counted",
                        meta["failed_records"])
     return 0
+
+
+def build_synthesizer(args: argparse.Namespace):
+    """A ``SyntheticData`` from the flags of :func:`add_synthesizer_arguments`."""
+    from textleak.synthesis.synthesizer import SyntheticData
+
+    return SyntheticData(
+        model=args.model, control_code=args.control_code, epsilon=args.epsilon, delta=args.delta,
+        epochs=args.epochs, max_steps=args.max_steps, lora_r=args.lora_r or None, learning_rate=args.learning_rate,
+        batch_size=args.batch_size, max_length=args.max_length, max_grad_norm=args.max_grad_norm,
+        accountant=args.accountant, text_field=args.text_column, max_new_tokens=args.max_new_tokens,
+        temperature=args.temperature, top_p=args.top_p, top_k=args.top_k, seed=args.seed, secure_mode=args.secure_mode,
+        dtype=args.dtype, lora_layers=[int(x) for x in args.lora_layers.split(",")] if args.lora_layers else None,
+        lora_target_modules=args.lora_target_modules.split(",") if args.lora_target_modules else None,
+    )

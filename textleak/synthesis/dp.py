@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import logging
 import math
+import os
 import warnings
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -39,6 +40,18 @@ _PRV_OVERFLOW = 700.0  # log(largest double) is 709.78: PRV answers near it are 
 # The opacus internals used here (DPOptimizer.grad_samples / p.grad_sample for empty Poisson
 # batches, attach_step_hook, DPDataLoader arguments) are those of opacus 1.5 and 1.6.
 SUPPORTED_OPACUS = ((1, 5), (1, 7))
+# TEST ONLY: break DP-SGD on purpose so the canary audit (textleak.synthesis.audit) can show that it catches
+# a broken run. "noise" adds no noise, "clip" skips per-record clipping, "both" does neither; the accountant
+# still reports the calibrated epsilon, as a real bug would. Never set it for a release.
+BREAK_DP_ENV = "TEXTLEAK_TEST_ONLY_BREAK_DP"
+
+
+def broken_dp_mode() -> str | None:
+    """The test-only switch's value (``noise``, ``clip``, ``both``) or None; anything else is an error."""
+    mode = os.environ.get(BREAK_DP_ENV, "").strip().lower() or None
+    if mode not in (None, "noise", "clip", "both"):
+        raise ValueError(f"{BREAK_DP_ENV} must be noise, clip or both, got {mode!r}")
+    return mode
 
 
 def check_opacus_version() -> str:
@@ -225,6 +238,9 @@ class DPTrainingSession:
         if self.distributed:
             dp_optimizer.expected_batch_size /= torch.distributed.get_world_size()
         module.forbid_grad_accumulation()
+        self.broken = broken_dp_mode()
+        if self.broken:
+            _break_optimizer(dp_optimizer, self.broken)
         return module, dp_optimizer, loader
 
     @staticmethod
@@ -294,6 +310,10 @@ class DPTrainingSession:
         if self.config.accountant == "prv" and not epsilon < _PRV_OVERFLOW:
             raise FloatingPointError(f"the PRV accountant overflowed (epsilon {epsilon}); use accountant='rdp'")
         notes = []
+        if getattr(self, "broken", None):
+            notes.append(f"BROKEN ON PURPOSE ({BREAK_DP_ENV}={self.broken}): DP-SGD ran without "
+                         f"{'noise' if self.broken == 'noise' else 'clipping' if self.broken == 'clip' else 'clipping or noise'}; "
+                         "the epsilon above is the accountant's and does NOT hold")
         if self.config.delta is None:
             notes.append("delta = 1/N, the dp-transformers default; seed 000 does not state its delta")
         if not self.config.secure_mode:
@@ -307,3 +327,28 @@ class DPTrainingSession:
             max_grad_norm=self.config.max_grad_norm, opacus_version=self.opacus_version,
             secure_mode=self.config.secure_mode, notes=notes,
         )
+
+
+def _break_optimizer(optimizer, mode: str) -> None:
+    """TEST ONLY (see :data:`BREAK_DP_ENV`): make ``optimizer`` skip its noise and/or clipping while its
+    ``noise_multiplier`` (which the accountant reads) stays the calibrated one."""
+    logger.warning("%s=%s: DP-SGD is broken on purpose (test-only switch); the reported epsilon does not hold",
+                   BREAK_DP_ENV, mode)
+    if mode in ("clip", "both"):
+        clip = optimizer.clip_and_accumulate
+
+        def clip_and_accumulate_unclipped():
+            norm = optimizer.max_grad_norm
+            optimizer.max_grad_norm = float("inf")
+            try:
+                clip()
+            finally:
+                optimizer.max_grad_norm = norm
+
+        optimizer.clip_and_accumulate = clip_and_accumulate_unclipped
+    if mode in ("noise", "both"):
+        def add_no_noise():
+            for p in optimizer.params:
+                p.grad = p.summed_grad.clone().view_as(p)
+
+        optimizer.add_noise = add_no_noise

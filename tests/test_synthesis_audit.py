@@ -1,0 +1,177 @@
+"""The canary audit (issue 30): canaries are seeded and built from the records, the one-run bound matches
+Steinke et al.'s formula, scores see echoed canaries, and an audit on a tiny model catches a run whose
+DP-SGD was broken on purpose while passing an honest one."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+from scipy.stats import binom
+
+from textleak.synthesis.audit import (AuditConfig, Canary, NgramLM, audit_epsilon, canary_records, epsilon_lower_bound,
+                                      make_canaries, max_epsilon_lower_bound, membership_metrics, ngram_lm_scores,
+                                      ngram_overlap_scores, one_run_p_value, words)
+
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
+
+FRUIT = ["apple", "banana", "cherry", "damson", "elder", "fig", "grape", "guava", "kiwi", "lemon", "lime", "mango",
+         "melon", "olive", "peach", "pear", "plum", "quince", "rowan", "sloe"]
+
+
+def _records(n: int = 8) -> list[dict]:
+    return [{"id": f"r{i}", "question": f"Which fruit {i}?", "answer": FRUIT[i % len(FRUIT)],
+             "text": f"patient {i} ate {FRUIT[i % len(FRUIT)]} and {FRUIT[(3 * i + 1) % len(FRUIT)]} today"}
+            for i in range(n)]
+
+
+# ---- canaries ------------------------------------------------------------------------------------
+def test_canaries_are_seeded_and_leave_global_state_alone():
+    records = _records(6)
+    cfg = AuditConfig(canaries=40, prefix_words=2, suffix_words=3, suffix_pool_size=10, canary_seed=3)
+    np.random.seed(1)
+    state = np.random.get_state()[1].copy()
+    first = make_canaries(records, cfg)
+    assert (np.random.get_state()[1] == state).all()
+    assert make_canaries(records, cfg) == first
+    other = make_canaries(records, AuditConfig(canaries=40, prefix_words=2, suffix_words=3, suffix_pool_size=10, canary_seed=4))
+    assert [c.suffix for c in other] != [c.suffix for c in first]
+    assert [c.member for c in other] != [c.member for c in first]
+    for c in first:
+        source = records[c.source_index]["text"]
+        assert c.prefix == " ".join(source.split()[:2]) and c.text.startswith(c.prefix + " ")
+        assert len(c.suffix.split()) == 3
+    # every record is a source about m / N times (seeded permutations, not independent draws)
+    counts = np.bincount([c.source_index for c in first], minlength=6)
+    assert counts.min() >= 6 and counts.max() <= 7
+
+
+def test_membership_is_a_fair_coin_and_members_are_inserted_with_repetitions():
+    records = _records(5)
+    canaries = make_canaries(records, AuditConfig(canaries=2000, suffix_pool_size=5))
+    share = np.mean([c.member for c in canaries])
+    assert 0.46 < share < 0.54
+    extra = canary_records(records, canaries[:10], repetitions=3)
+    assert len(extra) == 3 * sum(c.member for c in canaries[:10])
+    row = extra[0]
+    c = next(c for c in canaries[:10] if c.member)
+    assert row["text"] == c.text and row["id"] == f"canary-{c.index}"
+    assert row["question"] == records[c.source_index]["question"]  # the control code is the source's
+
+
+def test_rare_pool_takes_the_rarest_words():
+    records = [{"text": "common common common rare1 common unusual"}, {"text": "common words again unusual"}]
+    canaries = make_canaries(records, AuditConfig(canaries=50, suffix_pool_size=3, suffix_pool="rare"))
+    pool = {w for c in canaries for w in c.suffix.split()}
+    assert pool <= {"again", "words", "rare"} | {"unusual"} and "common" not in pool
+
+
+# ---- the one-run bound ---------------------------------------------------------------------------
+@pytest.mark.parametrize("m,r,v,eps", [(100, 40, 30, 0.5), (500, 100, 90, 2.0), (1000, 1000, 600, 0.3), (50, 10, 10, 4.0)])
+def test_p_value_without_delta_is_the_binomial_tail(m, r, v, eps):
+    q = math.exp(eps) / (1 + math.exp(eps))
+    assert one_run_p_value(m, r, v, eps) == pytest.approx(binom.sf(v - 1, r, q), rel=1e-12)
+
+
+@pytest.mark.parametrize("m,r,v,eps,delta", [(100, 40, 30, 0.5, 1e-3), (500, 100, 90, 2.0, 1e-5), (200, 200, 150, 1.0, 1e-4)])
+def test_p_value_delta_term_follows_the_published_formula(m, r, v, eps, delta):
+    """P[B >= v] + 2 m delta max_i (1/i) P[v - i <= B < v], written out term by term."""
+    q = 1 / (1 + math.exp(-eps))
+    alpha = max(sum(binom.pmf(j, r, q) for j in range(v - i, v)) / i for i in range(1, v + 1))
+    expected = min(1.0, binom.sf(v - 1, r, q) + 2 * m * delta * alpha)
+    assert one_run_p_value(m, r, v, eps, delta) == pytest.approx(expected, rel=1e-9)
+
+
+@pytest.mark.parametrize("m", [10, 100, 1000])
+def test_all_correct_bound_has_a_closed_form(m):
+    """delta = 0, v = r = m: p = q^m, so the bound is logit(0.05^(1/m))."""
+    q = 0.05 ** (1 / m)
+    assert max_epsilon_lower_bound(m) == pytest.approx(math.log(q / (1 - q)), abs=1e-6)
+    assert max_epsilon_lower_bound(1000) == pytest.approx(5.81, abs=0.01)
+
+
+def test_bound_inverts_the_p_value_and_is_monotone():
+    m, r, v = 500, 200, 170
+    eps = epsilon_lower_bound(m, r, v, 1e-5)
+    assert one_run_p_value(m, r, v, eps, 1e-5) < 0.05 <= one_run_p_value(m, r, v, eps + 1e-6, 1e-5)
+    assert epsilon_lower_bound(m, r, v + 10, 1e-5) > eps
+    assert epsilon_lower_bound(m, r, r // 2) == 0.0          # chance-level guesses show nothing
+    assert epsilon_lower_bound(m, r, v, 1e-2) < eps           # a larger delta is harder to refute
+
+
+def test_audit_epsilon_uses_bonferroni_and_reports_the_ceiling():
+    rng = np.random.default_rng(0)
+    members = rng.random(400) < 0.5
+    perfect = audit_epsilon(members.astype(float) + rng.random(400) * 0.1, members)
+    assert perfect["correct"] == perfect["guesses"] and 3 < perfect["epsilon"] <= perfect["max_possible"]
+    assert perfect["max_possible"] < max_epsilon_lower_bound(400)  # the grid's confidence split costs something
+    noise = audit_epsilon(rng.random(400), members)
+    assert noise["epsilon"] < 0.5
+
+
+def test_membership_metrics():
+    members = np.array([True] * 50 + [False] * 50)
+    out = membership_metrics(np.r_[np.ones(50), np.zeros(50)], members, bootstrap=50)
+    assert out["auc"] == 1.0 and out["tpr_at_1pct_fpr"] == 1.0
+    out = membership_metrics(np.r_[np.zeros(50), np.ones(50)], members, bootstrap=50)
+    assert out["auc"] == 0.0 and out["tpr_at_1pct_fpr"] == 0.0
+
+
+# ---- scores from synthetic text ------------------------------------------------------------------
+def test_scores_see_an_echoed_suffix():
+    canaries = [Canary(0, 0, "patient ate", "zebra quartz violin", True),
+                Canary(1, 0, "patient ate", "walrus copper flute", False)]
+    synthetic = ["the patient ate zebra quartz violin at noon", "patient ate an apple"]
+    assert list(ngram_overlap_scores(canaries, synthetic, 2)) == [1.0, 0.0]
+    lm = ngram_lm_scores(canaries, synthetic, 2)
+    assert lm[0] > lm[1]
+    model = NgramLM(2).fit(synthetic)
+    vocab = [g[0] for g in model.counts[0]] + ["never-seen"]  # the known words, "</s>" and one unknown word
+    for history in (["patient"], ["ate"], ["unseen"]):          # a proper distribution after any history
+        assert sum(model.prob(history, w) for w in vocab) == pytest.approx(1.0, abs=1e-9)
+    assert words("Ate 2 Zebras, quickly!") == ["ate", "zebras", "quickly"]
+
+
+# ---- end to end on a tiny model ------------------------------------------------------------------
+def _tiny_synth(epsilon, tmp_model=None):
+    from textleak.synthesis.synthesizer import SyntheticData
+    from textleak.synthesis.tiny import tiny_causal_lm
+
+    model, tok = tiny_causal_lm("gpt2", seed=1, hidden=64)
+    return SyntheticData(model=model, tokenizer=tok, epsilon=epsilon, delta=1e-5, lora_r=None, max_steps=150,
+                         batch_size=8, learning_rate=3e-3, max_length=96, max_new_tokens=64, seed=0, temperature=0.5)
+
+
+def test_audit_catches_broken_dp_and_passes_an_honest_run(monkeypatch, tmp_path):
+    """claimed epsilon 0.5 with 48 canaries: the honest run shows nothing above it; the same run with the
+    test-only switch (no clipping, no noise; the accountant unchanged) memorises its canaries, and the
+    white-box bound exceeds 0.5."""
+    from textleak.synthesis.audit import run_audit
+    from textleak.synthesis.dp import BREAK_DP_ENV
+
+    records = _records(12)
+    cfg = AuditConfig(canaries=48, prefix_words=2, suffix_words=3, suffix_pool_size=200, synthetic_records=24)
+    honest = run_audit(records, _tiny_synth(0.5), cfg)
+    assert honest.privacy["epsilon"] <= 0.5 and not honest.violation
+    monkeypatch.setenv(BREAK_DP_ENV, "both")
+    broken = run_audit(records, _tiny_synth(0.5), cfg, output_dir=tmp_path / "broken")
+    assert broken.privacy["epsilon"] == pytest.approx(honest.privacy["epsilon"])  # the accountant did not notice
+    assert any("BROKEN ON PURPOSE" in n for n in broken.notes)
+    assert broken.metrics["target_loss"]["auc"] > 0.9
+    assert broken.bounds["target_loss"]["epsilon"] > 0.5 and broken.violation
+    saved = json.loads((tmp_path / "broken" / "audit.json").read_text())
+    assert saved["violation"] is True and (tmp_path / "broken" / "audit.png").stat().st_size > 1000
+    rows = [json.loads(line) for line in (tmp_path / "broken" / "scores.jsonl").read_text().splitlines()]
+    assert len(rows) == 48 and "text" not in rows[0]
+
+
+def test_break_switch_rejects_unknown_values(monkeypatch):
+    from textleak.synthesis.dp import BREAK_DP_ENV, broken_dp_mode
+
+    monkeypatch.setenv(BREAK_DP_ENV, "sometimes")
+    with pytest.raises(ValueError, match=BREAK_DP_ENV):
+        broken_dp_mode()
+    monkeypatch.delenv(BREAK_DP_ENV)
+    assert broken_dp_mode() is None
