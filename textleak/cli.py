@@ -18,6 +18,7 @@ COMMANDS: dict[str, str] = {
     "label": "label a sample of judged claims on a local page, for semantic privacy corrected by the labels (evaluate --labels)",
     "attack": "word-level DP sanitization and reconstruction attacks: ASR per attack and epsilon",
     "synthesize": "fine-tune a causal LM (optionally with DP-SGD) on private records and generate synthetic ones",
+    "audit": "audit a synthesizer's privacy promise: canaries, membership from the synthetic text, an epsilon lower bound",
     "generate": "controlled generation of private synthetic text (ICL with blocking, prefix tuning)",
     "data": "list, prepare or push the built-in datasets",
     "study": "the whole privacy-utility study for one dataset and several sanitizers, with an HTML report",
