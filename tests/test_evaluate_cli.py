@@ -67,7 +67,8 @@ def test_combined_csv_and_parquet_and_disk_inputs(tmp_path, capsys):
         assert main(["evaluate", "--originals", str(tmp_path / source), "--text-column", "body", "--sanitized-column", "clean",
                      "--id-column", "rid", "--judge", "lexical", "--output", str(out), "--no-progress", "--bootstrap", "0"]) == 0
         (row,) = json.loads((out / "report.json").read_text())["results"]
-        assert row["sanitizer"] == "clean" and row["linkage_rate"] == 1.0 and row["semantic_privacy"] == 0.0
+        # the row names the file and its column (issue 28, item 6), not the bare column
+        assert row["sanitizer"] == source.split(".")[0] + ":clean" and row["linkage_rate"] == 1.0 and row["semantic_privacy"] == 0.0
 
 
 def test_read_records_errors_name_the_problem(tmp_path):

@@ -10,7 +10,10 @@ From it: :func:`add_arguments` adds one command-line flag per field (``--k``, ``
 take repeatable ``KEY=VALUE`` flags; choices may be a callable, e.g. a registry's names), and
 :func:`from_args` builds the config back from parsed arguments; the metric and the study take the same
 fields as keyword arguments (:func:`split_options`). Metadata keys: ``help``, ``choices``, ``flag``
-(the flag's name when not ``--<field-name>``), ``cli`` (False: no flag), ``metavar``.
+(the flag's name when not ``--<field-name>``), ``cli`` (False: no flag), ``metavar`` (default: the field's
+name in capitals, never a command's internal ``dest``), ``off_help`` (the help of a ``--no-...`` flag, which
+turns a default-on field off; default: "do not <help>") and ``deprecated_flags`` (old names, accepted with a
+warning and hidden from ``--help``).
 """
 
 from __future__ import annotations
@@ -18,8 +21,11 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import logging
 import typing
 from typing import Any, Callable, Iterable
+
+logger = logging.getLogger(__name__)
 
 
 def field_choices(f: dataclasses.Field) -> tuple | None:
@@ -88,21 +94,28 @@ def add_arguments(parser: "argparse.ArgumentParser | argparse._ArgumentGroup", c
         help_text = f.metadata.get("help", "").replace("%", "%%")  # argparse formats help with %
         tp = _field_type(cls, f)
         flag = flags.get(f.name) or _flag(f)
+        metavar = f.metadata.get("metavar") or (None if field_choices(f) is not None else f.name.upper())
         if isinstance(default, bool) or tp is bool:
             if default:
-                parser.add_argument(flags.get(f.name) or f.metadata.get("flag") or "--no-" + f.name.replace("_", "-"), dest=dest_prefix + f.name,
-                                    action="store_false", default=unset or True, help=help_text + " (on by default; this turns it off)")
+                off = f.metadata.get("off_help", "").replace("%", "%%") or f"do not {help_text}"
+                flag = flags.get(f.name) or f.metadata.get("flag") or "--no-" + f.name.replace("_", "-")
+                parser.add_argument(flag, dest=dest_prefix + f.name, action="store_false", default=unset or True,
+                                    help=off + " (without this flag they are on)")
+                _deprecated(parser, f, flag, dest_prefix + f.name, action="store_false")
             else:
                 parser.add_argument(flag, dest=dest_prefix + f.name, action="store_true", default=unset or False, help=help_text)
+                _deprecated(parser, f, flag, dest_prefix + f.name, action="store_true")
             continue
         if isinstance(default, dict) or typing.get_origin(tp) is dict:
             parser.add_argument(flag, dest=dest_prefix + f.name, action="append", default=unset or [], metavar=f.metadata.get("metavar", "KEY=VALUE"),
                                 help=help_text + " (repeatable KEY=VALUE; values are JSON when they parse)")
+            _deprecated(parser, f, flag, dest_prefix + f.name, action="append")
             continue
         if isinstance(default, (tuple, list)):
             item = type(default[0]) if default else str
             parser.add_argument(flag, dest=dest_prefix + f.name, nargs="+", type=item, default=unset or list(default),
-                                help=f"{help_text} (default: {' '.join(map(str, default))})")
+                                metavar=metavar, help=f"{help_text} (default: {' '.join(map(str, default))})")
+            _deprecated(parser, f, flag, dest_prefix + f.name, nargs="+", type=item)
             continue
         converter = _scalar_parser(tp) or (type(default) if default is not None else str)
         kwargs: dict[str, Any] = {"dest": dest_prefix + f.name, "default": default if not suppress_defaults else argparse.SUPPRESS, "type": converter}
@@ -110,7 +123,30 @@ def add_arguments(parser: "argparse.ArgumentParser | argparse._ArgumentGroup", c
         if choices is not None:
             kwargs["choices"] = choices
         shown = "none" if default is None else default
-        parser.add_argument(flag, help=f"{help_text} (default: {shown})", metavar=f.metadata.get("metavar"), **kwargs)
+        parser.add_argument(flag, help=f"{help_text} (default: {shown})", metavar=metavar, **kwargs)
+        _deprecated(parser, f, flag, kwargs["dest"], type=converter, **({"choices": choices} if choices is not None else {}))
+
+
+def _deprecated(parser: Any, f: dataclasses.Field, flag: str, dest: str, **kwargs: Any) -> None:
+    """The field's ``deprecated_flags``: hidden from ``--help``, still accepted, with one warning naming the
+    new flag. An old name another option of this command already uses is left to that option."""
+    for old in f.metadata.get("deprecated_flags", ()):
+        if old == flag:
+            continue
+        action = kwargs.pop("action", "store")
+        base = {"store": argparse._StoreAction, "store_true": argparse._StoreTrueAction,
+                "store_false": argparse._StoreFalseAction, "append": argparse._AppendAction}[action]
+
+        class _Warn(base):  # type: ignore[misc, valid-type]
+            def __call__(self, p, namespace, values, option_string=None, _old=old, _new=flag):
+                logger.warning("%s is deprecated: use %s", _old, _new)
+                super().__call__(p, namespace, values, option_string)
+
+        try:
+            parser.add_argument(old, dest=dest, action=_Warn, help=argparse.SUPPRESS, default=argparse.SUPPRESS, **kwargs)
+        except argparse.ArgumentError:  # the name means something else in this command (study's --llm)
+            pass
+        kwargs["action"] = action
 
 
 def values_from_args(cls: type, args: argparse.Namespace, dest_prefix: str = "") -> dict[str, Any]:

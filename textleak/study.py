@@ -47,7 +47,8 @@ class StudyConfig:
         "help": "comma-separated registered sanitizer names", "cli": False})
     sanitizer_options: dict[str, dict[str, Any]] = field(default_factory=dict, metadata={"help": "options per sanitizer", "cli": False})
     llm: str = field(default="embedded", metadata={"help": "LLM spec for LLM sanitizers and utility"})
-    linkage_ablation: bool = field(default=True, metadata={"help": "correct-linkage rate with first / random / last known claims"})
+    linkage_ablation: bool = field(default=True, metadata={"help": "correct-linkage rate with first / random / last known claims",
+                                                           "off_help": "skip the ablation of the correct-linkage rate with first / random / last known claims"})
     utility: bool = field(default=True, metadata={"help": "measure task utility"})
     coherence: bool = field(default=False, metadata={"help": "also rate coherence 1-5 with --llm"})
     dp_sweep: dict[str, str] = field(default_factory=dict, metadata={

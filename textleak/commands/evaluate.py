@@ -158,7 +158,9 @@ def run(args: argparse.Namespace) -> int:
         if column not in originals[0]:
             raise ValueError(f"nothing to evaluate: give --sanitized FILE, --sanitizer NAME, or a --sanitized-column in {args.originals} "
                              f"(columns: {', '.join(originals[0])})")
-        runs.append((column, [r.get(column) for r in originals], None))
+        # the row names the file, as a --sanitized row does (its column only when it is not the usual one)
+        label = Path(args.originals).stem + ("" if column == "sanitized" else f":{column}")
+        runs.append((label, [r.get(column) for r in originals], None))
     optional = {"presidio"} if args.originals is None and not args.sanitizer else set()
     for name in sanitizer_names:
         t = time.perf_counter()

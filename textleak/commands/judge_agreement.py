@@ -1,7 +1,7 @@
 """``textleak judge-agreement``: measure a judge against labelled claims.
 
     textleak judge-agreement --judge embedding                       # shipped set, held-out split
-    textleak judge-agreement --judge llm --llm hf:meta-llama/Meta-Llama-3-8B-Instruct --mode logprob
+    textleak judge-agreement --judge llm --judge-llm hf:meta-llama/Meta-Llama-3-8B-Instruct --mode logprob
     textleak judge-agreement --judge lexical --labels my_claims.jsonl --json report.json
     textleak judge-agreement --judge embedding --labels eval          # hand-written evaluation set (issue 13)
 
@@ -26,7 +26,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
     parser.add_argument("--judge", default=LeakageConfig.judge, choices=judges.names(), help=f"judge to measure (default: {LeakageConfig.judge})")
     parser.add_argument("--judge-option", action="append", default=[], metavar="KEY=VALUE", help="judge option, repeatable (JSON values)")
-    parser.add_argument("--llm", default=None, help="LLM spec for --judge llm: embedded, hf:<id|path>, openai:<model>@<url> (default: embedded)")
+    parser.add_argument("--judge-llm", dest="llm", default=None, metavar="SPEC",
+                        help="LLM spec for --judge llm: embedded, hf:<id|path>, openai:<model>@<url> (default: embedded)")
+    parser.add_argument("--llm", dest="llm", default=argparse.SUPPRESS, help=argparse.SUPPRESS)  # the former name, still accepted
     parser.add_argument("--mode", default="sample", choices=["sample", "logprob"], help="LLM judge mode (default: sample, as the paper)")
     parser.add_argument("--n", type=int, default=3, help="LLM judge samples per prompt / votes (default 3)")
     parser.add_argument("--temperature", type=float, default=0.6)
@@ -61,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
 
     needs_llm = judges.get(args.judge).needs_llm
     if args.llm is not None and not needs_llm:
-        print(f"--llm does not apply to the {args.judge} judge", file=sys.stderr)
+        print(f"--judge-llm does not apply to the {args.judge} judge", file=sys.stderr)
         return 2
     split = args.split or ("test" if args.labels in (None, "handwritten") else "all")
     labels_path = {"eval": EVAL_SET, "handwritten": HANDWRITTEN_SET}.get(args.labels, args.labels)

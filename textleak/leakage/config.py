@@ -26,7 +26,8 @@ class LeakageConfig:
     judge_options: dict[str, Any] = field(default_factory=dict, metadata={
         "help": "options of the judge, e.g. mode=logprob n=3 for the llm judge", "flag": "--judge-option"})
     llm: Any = field(default=None, metadata={
-        "help": "LLM spec for the llm judge, the llm atomizer and paraphrasing: embedded, hf:<id|path>, openai:<model>@<url>"})
+        "help": "LLM spec for the llm judge, the llm atomizer and paraphrasing: embedded, hf:<id|path>, openai:<model>@<url>",
+        "flag": "--judge-llm", "deprecated_flags": ("--llm",), "metavar": "SPEC"})
     atomizer: Any = field(default="rules", metadata={
         "help": "how records become claims (registered name, or an Atomizer object)", "choices": lambda: atomizers.names()})
     atomizer_options: dict[str, Any] = field(default_factory=dict, metadata={

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from textleak._version import __version__
 from textleak.text.seeds import record_seed
@@ -93,6 +93,8 @@ class Sanitizer:
 
     # ---- the map-facing call -----------------------------------------------------------------
     def __call__(self, texts: "str | Sequence[str]", indices: "int | Sequence[int] | None" = None) -> dict[str, Any]:
+        if isinstance(texts, Mapping):  # ds.map(san) without input_columns passes the whole row or batch
+            raise TypeError(_whole_batch_message(self.name, texts))
         single = isinstance(texts, str) or texts is None
         batch = [texts] if single else list(texts)
         if indices is None:
@@ -148,3 +150,17 @@ def create_sanitizer(name: str, llm: "str | None" = None, **options: Any) -> San
     if llm is not None and not getattr(sanitizers.get(name), "needs_llm", False):
         raise ValueError(f"sanitizer {name!r} does not use an LLM (--llm given)")
     return sanitizers.build(name, llm=llm, **options)
+
+
+def _whole_batch_message(name: str, row: Mapping[str, Any]) -> str:
+    """What to do when ``datasets.map`` handed the sanitizer a row (or batch) of columns instead of texts."""
+    columns = list(row.keys())
+
+    def is_text(value: Any) -> bool:
+        return isinstance(value, str) or (isinstance(value, (list, tuple)) and bool(value) and isinstance(value[0], str))
+
+    texty = [c for c in columns if is_text(row[c])]
+    guess = "text" if "text" in texty else (texty[0] if texty else "<the text column>")
+    return (f"{name} received a row of columns ({', '.join(map(str, columns))}), not texts: tell datasets.map which column to "
+            f"sanitize, e.g. ds.map(san, batched=True, with_indices=True, input_columns={guess!r})"
+            + (f" (text columns: {', '.join(map(str, texty))})" if len(texty) > 1 else ""))
