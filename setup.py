@@ -53,6 +53,7 @@ core = [
     "matplotlib",
     "scikit-learn",
     "confusable-homoglyphs>=3.3",  # Unicode's confusables data: look-alike letters folded before comparing text
+    "regex",  # Unicode properties (Default_Ignorable_Code_Point) for the normaliser; transformers requires it already
     "rapidfuzz>=3",  # edit distances in C: the judge repairs typos toward the claims' words (textleak.text.typos)
 ]
 extras = {

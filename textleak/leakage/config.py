@@ -88,7 +88,8 @@ class LeakageConfig:
                 "(TEXTLEAK_PROGRESS=1/0 overrides; see textleak.progress)", "cli": False})
 
     def __post_init__(self) -> None:
-        for name in ("knowledge", "alignment", "missing", "unlinked", "unparsed", "empty_originals", "lexical_variant", "short_records"):
+        for name in ("knowledge", "alignment", "missing", "unlinked", "unparsed", "empty_originals", "lexical_variant", "short_records",
+                     "unreadable"):
             check_choice(LeakageConfig, name, getattr(self, name))
         for name, registry in (("judge", judges), ("atomizer", atomizers), ("linker", linkers)):
             value = getattr(self, name)

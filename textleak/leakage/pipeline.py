@@ -30,6 +30,7 @@ from textleak.leakage.knowledge import choose_knowledge
 from textleak.leakage.link import link_records, linker_for
 from textleak.leakage.report import LeakageReport
 
+from textleak.text.normalize import normalize_text
 
 def evaluate_leakage(
     originals: Sequence[str],
@@ -64,6 +65,8 @@ def evaluate_leakage(
     atomizer_refusals = getattr(atomizer, "refusals", 0)
     claims = atomize_originals(inputs.originals, inputs.active, atomizer, config, original_claims)
     languages = record_languages(inputs.originals, inputs.active, atomizer if original_claims is None else None)
+    if original_claims is not None and config.normalize:  # read as the normalised records they are judged against
+        claims = [[normalize_text(c) for c in cs] for cs in claims]
     timings["atomize_originals_s"] = time.perf_counter() - t
     known_idx, known, paraphraser = choose_knowledge(claims, inputs.active, config)
     t = time.perf_counter()

@@ -35,17 +35,19 @@ _MAX_LETTERS = 4000  # enough letters to decide; long records are not read to th
 _MAX_CHARS_STOP_WORDS = 8000  # likewise for the stop-word test
 
 # Function words that are frequent in one language and not words of the others (so "a", "in", "son"
-# and "die" are left out). English wins ties; no hit at all counts as English.
+# and "die" are left out, and "de", "la", "que", shared by French, Spanish and Portuguese, are not
+# counted for French). English wins ties; no hit at all counts as English.
 _STOP_WORDS = {
     "en": set("the and of to is was with for that this are were has have had his her she he it not you your my "
               "i we they what how please can from which will would be been on at as by an or".split()),
-    "fr": set("le la les des du de une est et je vous nous il elle dans sur avec pas qui que au aux ce cet cette "
-              "ces mon ma mes sont être avoir quels quel quelle très mais où moi".split()),
-    "es": set("el los las del una es y que por para con pero como mi su sus está yo usted muy".split()),
-    "de": set("der das und ist nicht ich sie mit auf für den dem ein eine wir ihr sind zu von".split()),
-    "pt": set("os um uma é não que para por dos das eu você seu sua são muito".split()),
-    "it": set("il lo gli della che è con una sono mi ti sua suo del".split()),
-    "nl": set("het een en van niet ik je jij wij voor op zijn dat".split()),
+    "fr": set("le les des du une est et je vous nous il elle dans sur avec pas qui au aux ce cet cette "
+              "ces mon ma mes sont être avoir quels quel quelle très mais où moi ans depuis".split()),
+    "es": set("el los las del una es y que por para con pero como mi su sus está yo usted muy tiene tienen años "
+              "desde hace también".split()),
+    "de": set("der das und ist nicht ich sie mit auf für den dem ein eine wir ihr sind zu von auch seit jahre".split()),
+    "pt": set("os um uma é não que para por dos das eu você seu sua são muito tem anos também".split()),
+    "it": set("il lo gli della che è con una sono mi ti sua suo del anni anche perché".split()),
+    "nl": set("het een en van niet ik je jij wij voor op zijn dat heeft jaar sinds".split()),
 }
 _NOT_WORDS = re.compile(r"https?://\S+|www\.\S+|\S+@\S+|\S+\.(?:com|org|net|io)\b", re.IGNORECASE)
 _LATIN_WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
@@ -86,6 +88,17 @@ def latin_language(text: str) -> str:
                 counts[lang] += 1
     other = max((lang for lang in counts if lang != "en"), key=lambda lang: counts[lang])
     return other if counts[other] >= 2 and counts[other] > 2 * counts["en"] else "en"
+
+
+_FUNCTION_WORDS = frozenset().union(*_STOP_WORDS.values())
+
+
+def function_word_hits(text: str) -> int:
+    """How many words of ``text`` are function words of any language above (links and e-mail
+    addresses left out): a cheap sign that the text reads as running text in this order (the
+    normaliser uses it to tell a reversed run from a readable one)."""
+    return sum(1 for m in _LATIN_WORD.finditer(_NOT_WORDS.sub(" ", text[:_MAX_CHARS_STOP_WORDS].lower()))
+               if m.group(0) in _FUNCTION_WORDS)
 
 
 def detect_language(text: str) -> LanguageGuess:

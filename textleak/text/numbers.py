@@ -14,7 +14,7 @@ _UNITS = {
 _TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
 _WORD_NUMBER = re.compile(
     r"\b(?:(" + "|".join(_TENS) + r")(?:[- ](" + "|".join(k for k in _UNITS if _UNITS[k] < 10 and k != "zero") + r"))?|(" + "|".join(_UNITS) + r"))\b",
-    re.IGNORECASE,
+    re.IGNORECASE | re.ASCII,  # ASCII: "fıve" (dotless ı) matches "five" case-insensitively in Unicode mode
 )
 # decade words ("twenties", "thirties") are generalisations, not numbers: the word pattern ends at \b
 # after the exact number word, so "twenties" never matches "twenty".
