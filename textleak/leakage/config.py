@@ -62,12 +62,18 @@ class LeakageConfig:
         "help": "fail the run when more than this share of judged claims is unparsed (what was judged stays cached; "
                 "1 never fails)"})
     short_records: str = field(default="exclude", metadata={
+    unreadable: str = field(default="leak", metadata={
+        "help": "claims judged against released text in a language the judge does not read (the shipped judges read "
+                "English; textleak.leakage.readable): leak (counted as leaked, rating 1), exclude (left out of the mean) "
+                "or judge (rated anyway, for a judge that reads it); counted in n_unreadable either way",
+        "choices": ("leak", "exclude", "judge")})
         "help": "a record with no more than k claims leaves nothing to score once the adversary knows k: exclude "
                 "(out of the mean, counted, warned above 5%) or reduce_k (the adversary knows all but one claim)",
         "choices": ("exclude", "reduce_k")})
     normalize: bool = field(default=True, metadata={
-        "help": "normalise text before atomizing, linking and judging (NFKC, zero-width and bidi controls removed, "
-                "look-alike letters folded), so text that reads the same to a person reads the same here",
+        "help": "normalise text before atomizing, linking and judging (HTML references unescaped, NFKC, overrides read "
+                "as displayed, fillers as spaces, invisible characters removed, look-alike letters folded), so text "
+                "that reads the same to a person reads the same here",
         "flag": "--no-normalize"})
     empty_originals: str = field(default="error", metadata={
         "help": "an empty original record: error, or skip (reported)", "choices": ("error", "skip")})
