@@ -249,3 +249,9 @@ def run(args: argparse.Namespace) -> int:
             logger.warning("%s: no label matches a judged claim of this run (labels are keyed by record id, claim and released "
                            "text): nothing corrected", args.labels)
     return 0
+            if r.get("n_unreadable"):
+                policy = (r.get("settings") or {}).get("unreadable", "leak")
+                notes.append(f"{r['n_unreadable']} records were judged against released text in a language the judge "
+                             "does not read: " + {"leak": "their claims count as leaked (--unreadable exclude leaves them out)",
+                                         "exclude": "their claims are left out of the mean (--unreadable exclude)",
+                                         "judge": "rated anyway (--unreadable judge)"}.get(policy, policy))

@@ -19,6 +19,7 @@ from textleak.judges.base import OK
 from textleak.leakage.config import LeakageConfig
 from textleak.leakage.inputs import Inputs
 from textleak.leakage.lexical import lexical_privacy
+from textleak.leakage.readable import UNREADABLE
 from textleak.leakage.report import LeakageReport, RecordResult, bootstrap_ci
 from textleak.linkers import Link
 
@@ -45,6 +46,8 @@ def _claim_rows(claims: Sequence[str], known: set[int], ratings: list[ClaimRatin
                 row["detail"] = r.detail
             if r.status == OK and r.score is not None:
                 scores.append(float(r.score))
+            elif r.status == UNREADABLE:
+                pass  # left out under unreadable="exclude": counted in n_unreadable, not as unparsed
             else:
                 unparsed += 1
                 if config.unparsed == "leak":
@@ -105,7 +108,9 @@ def aggregate(inputs: Inputs, claims: Sequence[Sequence[str]], known_idx: Sequen
             status = "unlinked"
             n_unlinked += 1
         privacy = float(np.mean(scores)) if scores else None
-        if privacy is None:
+        if privacy is None and any(row.get("status") == UNREADABLE for row in rows):
+            status = "unreadable"  # every claim left to score was left out (unreadable="exclude")
+        elif privacy is None:
             n_unscored += 1
             if status == "ok":
                 status = "unscored"

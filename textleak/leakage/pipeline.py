@@ -28,9 +28,10 @@ from textleak.leakage.inputs import prepare_inputs
 from textleak.leakage.judge import judge_claims, judge_for
 from textleak.leakage.knowledge import choose_knowledge
 from textleak.leakage.link import link_records, linker_for
+from textleak.leakage.readable import released_languages, unreadable_ratings
 from textleak.leakage.report import LeakageReport
-
 from textleak.text.normalize import normalize_text
+
 
 def evaluate_leakage(
     originals: Sequence[str],
@@ -64,9 +65,9 @@ def evaluate_leakage(
     atomizer = atomizer_for(config)
     atomizer_refusals = getattr(atomizer, "refusals", 0)
     claims = atomize_originals(inputs.originals, inputs.active, atomizer, config, original_claims)
-    languages = record_languages(inputs.originals, inputs.active, atomizer if original_claims is None else None)
     if original_claims is not None and config.normalize:  # read as the normalised records they are judged against
         claims = [[normalize_text(c) for c in cs] for cs in claims]
+    languages = record_languages(inputs.originals, inputs.active, atomizer if original_claims is None else None)
     timings["atomize_originals_s"] = time.perf_counter() - t
     known_idx, known, paraphraser = choose_knowledge(claims, inputs.active, config)
     t = time.perf_counter()
@@ -75,7 +76,11 @@ def evaluate_leakage(
     timings["link_s"] = time.perf_counter() - t
     t = time.perf_counter()
     judge = judge_for(config)
-    ratings = judge_claims(claims, known_idx, links, inputs.pool, judge, config)
+    # released text in a language the judge does not read is not rated by it (config.unreadable)
+    released = released_languages(links, inputs, judge, config)
+    ratings = judge_claims(claims, known_idx, {i: link for i, link in links.items() if i not in released.not_judged},
+                           inputs.pool, judge, config)
+    ratings.update(unreadable_ratings(claims, known_idx, released, judge, config))
     timings["judge_s"] = time.perf_counter() - t
     t = time.perf_counter()
     describe = {"judge": judge.describe(), "linker": linker.describe(),
@@ -85,6 +90,9 @@ def evaluate_leakage(
     report.n_non_english, report.n_atomizer_fallback = languages.n_non_english, languages.n_fallback
     for record, language in zip(report.records, languages.labels):
         record.language = language
+    report.n_unreadable = len(released.unreadable)
+    for record in report.records:
+        record.released_language = released.labels.get(record.index)
     report.llm_refusals = {
         "atomizer": getattr(atomizer, "refusals", 0) - atomizer_refusals,
         "judge": sum(1 for rs in ratings.values() for r in rs if (r.detail or {}).get("refusal")),

@@ -20,7 +20,7 @@ class RecordResult:
 
     index: int
     id: str
-    status: str  # ok | unlinked | unscored | skipped_empty
+    status: str  # ok | unlinked | unscored | unreadable | skipped_empty
     claims: list[dict[str, Any]]  # {text, aux, rating, score, status}
     known_claims: list[str]  # what the adversary knew (paraphrased when enabled)
     linked_index: int | None
@@ -34,6 +34,7 @@ class RecordResult:
     sanitized_missing: bool = False  # no sanitized record came back: the original counted as released
     link_tied: int = 0  # candidates sharing the link's top score (> 1: a tie, broken toward the lower id)
     language: str | None = None  # "en", or the language/script guessed for a record the English rules cannot read
+    released_language: str | None = None  # the language guessed for the released text it was linked to (None: unlinked)
     linked_text: str | None = None  # the released text the claims were judged against (what a labeller reads)
 
     def to_dict(self) -> dict[str, Any]:
@@ -65,10 +66,11 @@ class LeakageReport:
     timings: dict[str, float] = field(default_factory=dict)
     n_non_english: int = 0  # evaluated originals not detected as English (textleak.text.language)
     n_atomizer_fallback: int = 0  # originals the atomizer split on sentence punctuation only (its rules are English)
-    labelled: dict[str, Any] | None = None  # semantic privacy corrected by hand labels (textleak.leakage.labels.corrected_privacy)
+    n_unreadable: int = 0  # records linked to released text in a language the judge does not read (LeakageConfig.unreadable)
     #: answers of LLM components that declined the task (textleak.llm.refusals), by component: atomizer (records
     #: atomized by the rules instead), judge (claims left unrated, counted as unparsed), paraphraser (claims kept verbatim)
     llm_refusals: dict[str, int] = field(default_factory=dict)
+    labelled: dict[str, Any] | None = None  # semantic privacy corrected by hand labels (textleak.leakage.labels.corrected_privacy)
 
     def summary(self) -> dict[str, Any]:
         """Everything but the per-record details (what ``report.json`` and the metric return)."""
