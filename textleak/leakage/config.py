@@ -61,12 +61,12 @@ class LeakageConfig:
     max_unparsed_share: float = field(default=0.1, metadata={
         "help": "fail the run when more than this share of judged claims is unparsed (what was judged stays cached; "
                 "1 never fails)"})
-    short_records: str = field(default="exclude", metadata={
     unreadable: str = field(default="leak", metadata={
         "help": "claims judged against released text in a language the judge does not read (the shipped judges read "
                 "English; textleak.leakage.readable): leak (counted as leaked, rating 1), exclude (left out of the mean) "
                 "or judge (rated anyway, for a judge that reads it); counted in n_unreadable either way",
         "choices": ("leak", "exclude", "judge")})
+    short_records: str = field(default="exclude", metadata={
         "help": "a record with no more than k claims leaves nothing to score once the adversary knows k: exclude "
                 "(out of the mean, counted, warned above 5%) or reduce_k (the adversary knows all but one claim)",
         "choices": ("exclude", "reduce_k")})
