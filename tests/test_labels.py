@@ -136,7 +136,8 @@ def test_cli_export_import_plan_then_evaluate_with_labels(evaluated, tmp_path, c
     assert stat.S_IMODE(sheet.stat().st_mode) == 0o600
     rows = list(csv.DictReader(sheet.open()))
     assert len(rows) == 50 and all(r["claim"] and r["released_text"] for r in rows)
-    claims = {c.key: c for c in judged_claims([json.loads(l) for l in (out / "records-orig.jsonl").read_text().splitlines()])}
+    (records_file,) = out.glob("records-*.jsonl")  # named after the sanitized set
+    claims = {c.key: c for c in judged_claims([json.loads(l) for l in records_file.read_text().splitlines()])}
     for r in rows:
         r["label"] = str(harsh(claims[r["key"]]))
     rows[0]["label"] = ""  # skipped
@@ -147,7 +148,7 @@ def test_cli_export_import_plan_then_evaluate_with_labels(evaluated, tmp_path, c
     capsys.readouterr()
     assert main(["label", str(out), "--n", "50", "--import", str(sheet)]) == 0
     assert "49 labels taken" in capsys.readouterr().out
-    labels_file = out / "labels-orig.jsonl"
+    labels_file = out / records_file.name.replace("records-", "labels-", 1)
     assert stat.S_IMODE(labels_file.stat().st_mode) == 0o600 and len(read_labels(labels_file)) == 49
 
     assert main(["label", str(out), "--plan", "--width", "0.2"]) == 0
@@ -196,8 +197,10 @@ def test_server_needs_the_token_and_saves_each_answer(evaluated):
     finally:
         server.shutdown()
         server.server_close()
-    assert read_labels(out / "labels-orig.jsonl") == {key: 2}
-    assert stat.S_IMODE((out / "labels-orig.jsonl").stat().st_mode) == 0o600
+    labels_file = session.run.labels_path
+    assert labels_file.parent == out and labels_file.name.startswith("labels-")
+    assert read_labels(labels_file) == {key: 2}
+    assert stat.S_IMODE(labels_file.stat().st_mode) == 0o600
 
 
 def test_an_unparsed_claim_stays_leaked_whatever_its_label(caplog):

@@ -125,3 +125,13 @@ def test_stratum_without_labels_is_refused():
 def test_bad_inputs_are_one_clear_error(bad):
     with pytest.raises(ValueError):
         ppi_mean([0.5, 0.6], **bad)
+
+
+def test_a_stratum_labelled_whole_is_known_exactly():
+    f = [0.1, 0.2, 0.3, 0.9, 0.8, 0.95]
+    r = stratified_ppi_mean(f, [1, 1, 1, 3, 3, 3], [True, True, False, True, True, True], [0.0, 0.5, 1.0, 0.0, 1.0],
+                            include_sampling=False, power_tuning=False)
+    assert r.detail["strata"]["3"]["estimate"] == pytest.approx(2 / 3)
+    rect = np.subtract([0.0, 0.5], [0.1, 0.2])
+    assert r.estimate == pytest.approx((0.5 * np.mean(f[:3]) + 0.5 * rect.mean()) + 0.5 * (2 / 3))
+    assert r.detail["label_se"] == pytest.approx(0.5 * np.std(rect, ddof=1) / np.sqrt(2))

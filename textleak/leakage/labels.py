@@ -37,9 +37,9 @@ RUBRIC = {
     3: "Unsupported: the released text does not state it (or states something else).",
 }
 MIN_PER_RATING = 10  # labels drawn in each judge rating (fewer when the rating holds fewer claims)
-# The standard deviation of (label - judge score) within a judge rating, measured on the hand-labelled
-# held-out sets with the default NLI judge (benchmarks/ppi_coverage.py, docs/ppi.md); --plan's typical case.
-TYPICAL_RESIDUAL_SD = 0.30
+# The standard deviation of (label - judge score) within a judge rating, measured with the default NLI
+# judge on the hand-labelled held-out sets: 0.24 to 0.34 (benchmarks/ppi_coverage.py, docs/ppi.md); --plan's typical case.
+TYPICAL_RESIDUAL_SD = 0.33
 WORST_RESIDUAL_SD = 0.5  # no [0, 1] score varies more
 
 
@@ -115,10 +115,13 @@ def judged_claims(records: Iterable[Any], unparsed: str = "leak") -> list[Judged
 
 def allocate(weights_by_rating: dict[int, float], counts: dict[int, int], n: int) -> dict[int, int]:
     """Labels per judge rating: proportional to the rating's weight in the estimate, at least
-    :data:`MIN_PER_RATING` (or all of its claims), ``n`` in all where the claims allow."""
-    alloc = {s: min(counts[s], max(MIN_PER_RATING, int(round(n * w)))) for s, w in weights_by_rating.items() if counts[s]}
+    :data:`MIN_PER_RATING` (fewer when ``n`` is small, never under 2, or all of the rating's claims),
+    ``n`` in all where the claims allow."""
+    present = [s for s in weights_by_rating if counts[s]]
+    floor = {s: min(counts[s], MIN_PER_RATING, max(2, n // max(1, len(present)))) for s in present}
+    alloc = {s: min(counts[s], max(floor[s], int(round(n * weights_by_rating[s])))) for s in present}
     while sum(alloc.values()) > n:  # trim the largest stratum that stays above its minimum
-        s = max((s for s in alloc if alloc[s] > min(counts[s], MIN_PER_RATING)), key=lambda s: alloc[s], default=None)
+        s = max((s for s in alloc if alloc[s] > floor[s]), key=lambda s: alloc[s], default=None)
         if s is None:
             break
         alloc[s] -= 1

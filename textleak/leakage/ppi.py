@@ -159,7 +159,8 @@ def stratified_ppi_mean(
     claim's weight in the estimand, as given: default ``1/N``) run over every claim; ``labels`` are the
     labels' scores of the labelled claims, in order. The labelled claims of a stratum must be drawn at
     random with probability proportional to ``weights`` within the stratum (``textleak label`` does);
-    every stratum with weight needs at least 2 labels (a ``ValueError`` says which does not).
+    every stratum with weight needs at least 2 labels, or all of its claims labelled (then its part is
+    known exactly); a ``ValueError`` says which stratum falls short.
 
     Per stratum s with weight W_s: ``theta_s = lam_s * (weighted judge mean of s) + mean of the labels'
     (y - lam_s * f)``; the estimate is ``sum_s W_s theta_s``, i.e. ``sum_i weights[i] * c_i`` with the
@@ -193,6 +194,12 @@ def stratified_ppi_mean(
         n_s = int(lab.sum())
         if W <= 0:
             calibrated[in_s] = f[in_s]
+            continue
+        if n_s == int(in_s.sum()):  # every claim of the stratum labelled: its part is known exactly
+            calibrated[in_s] = y_full[in_s]
+            lams[s] = 0.0
+            per_stratum[s] = {"weight": W, "claims": n_s, "labels": n_s, "judge_mean": float(np.sum(w[in_s] * f[in_s]) / W),
+                              "label_mean": float(np.sum(w[in_s] * y_full[in_s]) / W), "estimate": float(np.sum(w[in_s] * y_full[in_s]) / W)}
             continue
         if n_s < 2:
             raise ValueError(f"stratum {s!r} holds {int(in_s.sum())} claims ({W:.1%} of the estimate) but {n_s} label(s): "
