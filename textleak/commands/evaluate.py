@@ -230,6 +230,12 @@ def run(args: argparse.Namespace) -> int:
                 notes.append(f"{r['n_non_english']} records are not in English"
                              + (f", {r['n_atomizer_fallback']} split on sentence punctuation only (--atomizer llm reads "
                                 "other languages)" if r.get("n_atomizer_fallback") else ""))
+            if r.get("n_unreadable"):
+                policy = (r.get("settings") or {}).get("unreadable", "leak")
+                notes.append(f"{r['n_unreadable']} records were judged against released text in a language the judge "
+                             "does not read: " + {"leak": "their claims count as leaked (--unreadable exclude leaves them out)",
+                                         "exclude": "their claims are left out of the mean (--unreadable exclude)",
+                                         "judge": "rated anyway (--unreadable judge)"}.get(policy, policy))
             refusals = {k: v for k, v in (r.get("llm_refusals") or {}).items() if v}
             if refusals:
                 notes.append("the LLM refused: " + ", ".join(f"{k} {v}" for k, v in refusals.items())
@@ -249,9 +255,3 @@ def run(args: argparse.Namespace) -> int:
             logger.warning("%s: no label matches a judged claim of this run (labels are keyed by record id, claim and released "
                            "text): nothing corrected", args.labels)
     return 0
-            if r.get("n_unreadable"):
-                policy = (r.get("settings") or {}).get("unreadable", "leak")
-                notes.append(f"{r['n_unreadable']} records were judged against released text in a language the judge "
-                             "does not read: " + {"leak": "their claims count as leaked (--unreadable exclude leaves them out)",
-                                         "exclude": "their claims are left out of the mean (--unreadable exclude)",
-                                         "judge": "rated anyway (--unreadable judge)"}.get(policy, policy))
