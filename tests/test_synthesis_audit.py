@@ -135,36 +135,39 @@ def test_scores_see_an_echoed_suffix():
 
 
 # ---- end to end on a tiny model ------------------------------------------------------------------
-def _tiny_synth(epsilon, tmp_model=None):
+def _tiny_synth(epsilon):
+    """Full fine-tuning of a tiny GPT-2 (LoRA on a random 64-wide model barely memorises); 60 steps at
+    q = 6/18 visit each canary about 20 times."""
     from textleak.synthesis.synthesizer import SyntheticData
     from textleak.synthesis.tiny import tiny_causal_lm
 
     model, tok = tiny_causal_lm("gpt2", seed=1, hidden=64)
-    return SyntheticData(model=model, tokenizer=tok, epsilon=epsilon, delta=1e-5, lora_r=None, max_steps=150,
-                         batch_size=8, learning_rate=3e-3, max_length=96, max_new_tokens=64, seed=0, temperature=0.5)
+    return SyntheticData(model=model, tokenizer=tok, epsilon=epsilon, delta=1e-5, lora_r=None, max_steps=60,
+                         batch_size=6, learning_rate=3e-3, max_length=96, max_new_tokens=32, seed=0, temperature=0.5)
 
 
 def test_audit_catches_broken_dp_and_passes_an_honest_run(monkeypatch, tmp_path):
-    """claimed epsilon 0.5 with 48 canaries: the honest run shows nothing above it; the same run with the
+    """Claimed epsilon 0.2 with 24 canaries: the honest run shows nothing above it; the same run with the
     test-only switch (no clipping, no noise; the accountant unchanged) memorises its canaries, and the
-    white-box bound exceeds 0.5."""
+    white-box bound exceeds 0.2 (black-box scores need more text than 6 records of 32 bytes)."""
     from textleak.synthesis.audit import run_audit
     from textleak.synthesis.dp import BREAK_DP_ENV
 
-    records = _records(12)
-    cfg = AuditConfig(canaries=48, prefix_words=2, suffix_words=3, suffix_pool_size=200, synthetic_records=24)
-    honest = run_audit(records, _tiny_synth(0.5), cfg)
-    assert honest.privacy["epsilon"] <= 0.5 and not honest.violation
+    records = _records(6)
+    cfg = AuditConfig(canaries=24, prefix_words=2, suffix_words=3, suffix_pool_size=200, synthetic_records=6)
+    honest = run_audit(records, _tiny_synth(0.2), cfg)
+    assert honest.privacy["epsilon"] <= 0.2 and not honest.violation
+    assert max(b["epsilon"] for b in honest.bounds.values()) <= 0.2
     monkeypatch.setenv(BREAK_DP_ENV, "both")
-    broken = run_audit(records, _tiny_synth(0.5), cfg, output_dir=tmp_path / "broken")
+    broken = run_audit(records, _tiny_synth(0.2), cfg, output_dir=tmp_path / "broken")
     assert broken.privacy["epsilon"] == pytest.approx(honest.privacy["epsilon"])  # the accountant did not notice
     assert any("BROKEN ON PURPOSE" in n for n in broken.notes)
     assert broken.metrics["target_loss"]["auc"] > 0.9
-    assert broken.bounds["target_loss"]["epsilon"] > 0.5 and broken.violation
+    assert broken.bounds["target_loss"]["epsilon"] > 0.2 and broken.violation
     saved = json.loads((tmp_path / "broken" / "audit.json").read_text())
     assert saved["violation"] is True and (tmp_path / "broken" / "audit.png").stat().st_size > 1000
     rows = [json.loads(line) for line in (tmp_path / "broken" / "scores.jsonl").read_text().splitlines()]
-    assert len(rows) == 48 and "text" not in rows[0]
+    assert len(rows) == 24 and "text" not in rows[0]
 
 
 def test_break_switch_rejects_unknown_values(monkeypatch):

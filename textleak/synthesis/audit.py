@@ -39,6 +39,7 @@ states the claim the bound is compared with.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import math
@@ -274,6 +275,7 @@ def target_loss_scores(model, tokenizer, prompts: Sequence[str], canaries: Seque
 def membership_metrics(scores: np.ndarray, members: np.ndarray, fpr: float = 0.01, bootstrap: int = 1000,
                        seed: int = 0) -> dict[str, float]:
     """AUC with a 95% percentile-bootstrap interval (seeded) and the TPR at ``fpr`` false positives."""
+    from scipy.stats import rankdata
     from sklearn.metrics import roc_auc_score, roc_curve
 
     members = np.asarray(members, bool)
@@ -282,15 +284,14 @@ def membership_metrics(scores: np.ndarray, members: np.ndarray, fpr: float = 0.0
         return {"auc": float("nan"), "auc_low": float("nan"), "auc_high": float("nan"), "tpr_at_1pct_fpr": float("nan")}
     auc = float(roc_auc_score(members, scores))
     rng = np.random.default_rng(np.random.SeedSequence([seed, 31]))
-    boots = []
-    for _ in range(bootstrap):
-        idx = rng.integers(0, len(scores), len(scores))
-        if members[idx].all() or not members[idx].any():
-            continue
-        boots.append(roc_auc_score(members[idx], scores[idx]))
+    idx = rng.integers(0, len(scores), (bootstrap, len(scores)))
+    lab, ranks = members[idx], rankdata(scores[idx], axis=1)      # Mann-Whitney form of the AUC, ties averaged
+    n1 = lab.sum(axis=1)
+    ok = (n1 > 0) & (n1 < len(scores))
+    boots = ((ranks * lab).sum(axis=1)[ok] - n1[ok] * (n1[ok] + 1) / 2) / (n1[ok] * (len(scores) - n1[ok]))
     f, t, _ = roc_curve(members, scores)
     tpr = float(t[f <= fpr].max()) if (f <= fpr).any() else 0.0
-    low, high = (np.percentile(boots, [2.5, 97.5]) if boots else (float("nan"), float("nan")))
+    low, high = (np.percentile(boots, [2.5, 97.5]) if len(boots) else (float("nan"), float("nan")))
     return {"auc": auc, "auc_low": float(low), "auc_high": float(high), "tpr_at_1pct_fpr": tpr}
 
 
@@ -321,8 +322,9 @@ def one_run_p_value(m: int, r: int, v: int, epsilon: float, delta: float = 0.0) 
     return min(1.0, tail + 2 * m * delta * alpha)
 
 
+@functools.lru_cache(maxsize=4096)
 def epsilon_lower_bound(m: int, r: int, v: int, delta: float = 0.0, confidence: float = 0.95,
-                        max_epsilon: float = 100.0, iterations: int = 60) -> float:
+                        max_epsilon: float = 100.0, iterations: int = 45) -> float:
     """The largest epsilon that ``v`` correct guesses out of ``r`` (of ``m`` canaries) reject at
     ``confidence``: the sup of epsilon with ``one_run_p_value(m, r, v, epsilon, delta) < 1 - confidence``
     (the p-value grows with epsilon), found by bisection. 0 when even epsilon = 0 is not rejected."""
@@ -372,8 +374,8 @@ def audit_epsilon(scores: np.ndarray, members: np.ndarray, delta: float = 0.0, c
     for k_plus, k_minus in grid:
         correct = int(members[order[:k_plus]].sum()) + (int((~members[order[m - k_minus:]]).sum()) if k_minus else 0)
         r = k_plus + k_minus
-        eps = epsilon_lower_bound(m, r, correct, delta, per_test)
-        max_possible = max(max_possible, epsilon_lower_bound(m, r, r, delta, per_test))
+        eps = epsilon_lower_bound(m, r, correct, float(delta), per_test)
+        max_possible = max(max_possible, epsilon_lower_bound(m, r, r, float(delta), per_test))
         if eps > best["epsilon"]:
             best = {"epsilon": eps, "k_plus": k_plus, "k_minus": k_minus, "guesses": r, "correct": correct}
     return {**best, "max_possible": max_possible, "tests": len(grid), "confidence": confidence, "delta": delta}
