@@ -21,7 +21,7 @@ import logging
 import os
 import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 logger = logging.getLogger(__name__)
 
@@ -134,7 +134,9 @@ def _read_table(source: str, split: str | None) -> list[dict[str, Any]]:
             rows = json.loads(text)
         else:
             rows = []
-            for n, line in enumerate(text.splitlines(), 1):
+            # records end at "\n" only: str.splitlines would also split inside strings at U+2028, U+0085 and
+            # other characters JSON allows raw (textleak's own writers emit them); a "\r" before it is JSON whitespace
+            for n, line in enumerate(text.split("\n"), 1):
                 if line.strip():
                     try:
                         rows.append(json.loads(line))
@@ -158,19 +160,28 @@ def _read_table(source: str, split: str | None) -> list[dict[str, Any]]:
     raise ValueError(f"cannot read {source}: use .jsonl, .json, .csv, .tsv, .parquet, a save_to_disk folder, hf:<name> or data:<name>")
 
 
-def read_records(source: str, text_column: str = "text", id_column: str | None = None, split: str | None = None,
-                 limit: int | None = None) -> list[dict[str, Any]]:
+def read_records(source: str, text_column: "str | Sequence[str]" = "text", id_column: str | None = None,
+                 split: str | None = None, limit: int | None = None, row_ids: bool = True) -> list[dict[str, Any]]:
     """Records of ``source`` with ``id`` (str) and ``text`` keys; other columns are kept.
 
-    A missing text column is an error listing the columns that exist. A value that is not a string
-    (a number, a list) is an error naming the row; a null text stays ``None`` (the caller decides:
-    for sanitized sets, None means a failed sanitization).
+    ``text_column`` may list candidates: the first the file has is read (``textleak evaluate`` reads
+    a sanitizer's ``sanitized`` column before ``text``, which ``textleak sanitize`` keeps as the
+    original). A missing text column is an error listing the columns that exist. A value that is not
+    a string (a number, a list) is an error naming the row; a null text stays ``None`` (the caller
+    decides: for sanitized sets, None means a failed sanitization). Without an id column the id is the
+    row number, or None with ``row_ids=False`` (for a set whose rows must not be taken for ids: a
+    missing row would shift every later one onto the wrong record).
     """
     rows = _read_table(source, split)
     if limit is not None:
         rows = rows[: max(0, int(limit))]
     if not rows:
         raise ValueError(f"{source} has no records")
+    if not isinstance(text_column, str):
+        candidates = list(text_column)
+        text_column = next((c for c in candidates if c in rows[0]), candidates[-1])
+        if len(candidates) > 1 and text_column != candidates[-1]:
+            logger.info("%s: reading the text from column %r", source, text_column)
     if text_column not in rows[0] and "question" in rows[0] and "options" in rows[0]:
         from textleak.data.medqa import medqa_record
 
@@ -191,6 +202,8 @@ def read_records(source: str, text_column: str = "text", id_column: str | None =
                 text = None
             else:
                 raise TypeError(f"{source} row {n}: column {text_column!r} is {type(text).__name__}, expected a string")
-        rid = r.get(id_column) if id_column else n
-        out.append({**r, "id": str(rid if rid is not None else n), "text": text})
+        rid = r.get(id_column) if id_column else None
+        if rid is None and row_ids:
+            rid = n
+        out.append({**r, "id": str(rid) if rid is not None else None, "text": text})
     return out

@@ -79,6 +79,60 @@ def sanitize_for_evaluation(name: str, texts: list[str], seed: int = 0, progress
     return [r.text for r in run_sanitizer(sanitizer, texts, use_cache=use_cache, progress=progress)]
 
 
+def sanitized_source_ids(args: argparse.Namespace, san: list[dict[str, Any]], ids: list[str] | None,
+                         original_texts: list[str]) -> list[str] | None:
+    """The original id of each record of ``--sanitized`` (None: the rows pair by position), or one
+    clear error. Row numbers are never ids: a file without an id column pairs by position only when it
+    has one row per original; a file whose rows carry the originals' ids (or ``--source-id-column``)
+    is a sanitized set, which ``--alignment none`` (synthetic data) must not evaluate unaligned."""
+    source = args.sanitized
+    if args.source_id_column:
+        if args.source_id_column not in san[0]:
+            raise ValueError(f"{source} has no column {args.source_id_column!r} (--source-id-column); columns: {', '.join(san[0])}")
+        src = [str(r[args.source_id_column]) for r in san]
+    elif ids is not None and all(r["id"] is not None for r in san) and {r["id"] for r in san} & set(ids):
+        src = [r["id"] for r in san]  # the sanitized file keeps the originals' ids
+        known = set(ids)
+        unknown = next((n for n, x in enumerate(src) if x not in known), None)
+        if unknown is not None:
+            raise ValueError(f"{source} row {unknown} has id {src[unknown]!r}, which no original has")
+    else:
+        src = None
+    if args.alignment == "none":
+        if src is not None:
+            raise ValueError(f"--alignment none is for synthetic data, but the rows of {source} carry the originals' ids: "
+                             "it is a sanitized set; leave --alignment at auto (missing records then count as released "
+                             "unsanitized)")
+        released = [r["text"] for r in san if r["text"] is not None]
+        if len(released) < sum(1 for t in original_texts if t.strip()):
+            from textleak.leakage.pairing import MIN_CONTAINMENT, text_pairing
+
+            pairing = text_pairing(original_texts, released)
+            if pairing.one_to_one:
+                raise ValueError(
+                    f"--alignment none is for synthetic data, but {pairing.paired} of the {len(released)} records of {source} "
+                    f"each share at least {MIN_CONTAINMENT:.0%} of their word bigrams with a distinct original: it is a "
+                    "sanitized set that lost records. Give each record the id of its original (an 'id' column, --id-column "
+                    "or --source-id-column) and leave --alignment at auto: missing records then count as released unsanitized")
+        return None
+    if src is not None and src == ids:
+        return None  # one row per original, in order: the plain index alignment
+    if src is None and len(san) != len(original_texts):
+        from textleak.leakage.pairing import text_pairing
+
+        texts = [r["text"] for r in san if r["text"] is not None]
+        pairing = text_pairing(original_texts, texts)
+        linked = (f" Its texts pair one-to-one with originals ({pairing.paired} of {len(texts)} share most of their wording "
+                  "with a distinct original): it is a sanitized set that lost rows.") if pairing.one_to_one else ""
+        raise ValueError(
+            f"{source} has {len(san)} records for {len(original_texts)} originals and no ids naming them, and row numbers are "
+            "not ids (after "
+            f"a missing row every later one would pair with the wrong original).{linked} Give each sanitized record the id of "
+            "its original (an 'id' column, --id-column or --source-id-column; missing records then count as released "
+            "unsanitized), or, for synthetic data only, --alignment none")
+    return src
+
+
 def _fmt(x: float | None, digits: int = 3) -> str:
     return "n/a" if x is None else f"{x:.{digits}f}"
 
@@ -135,8 +189,12 @@ def run(args: argparse.Namespace) -> int:
             sanitizer_names = _demo_sanitizers()
         logger.info("no --originals: using the bundled synthetic MedQA demo set (%s) with sanitizers %s",
                     DEMO_PATH.name, ", ".join(sanitizer_names))
-    originals = read_records(originals_source, text_column=args.text_column, id_column=args.id_column, split=args.split, limit=args.limit)
+    originals = read_records(originals_source, text_column=args.text_column, id_column=args.id_column, split=args.split,
+                             limit=args.limit, row_ids=False)
+    has_ids = all(r["id"] is not None for r in originals)  # an id column, not row numbers
     for i, r in enumerate(originals):
+        if r["id"] is None:
+            r["id"] = str(i)
         if r["text"] is None:
             raise ValueError(f"{originals_source} record {i} (id {r['id']!r}) has no text")
     texts = [r["text"] for r in originals]
@@ -145,13 +203,10 @@ def run(args: argparse.Namespace) -> int:
     # the sanitized sets to evaluate: (name, texts, source ids or None)
     runs: list[tuple[str, list[str | None], list[str] | None]] = []
     if args.sanitized:
-        column = args.sanitized_column or args.text_column
-        san = read_records(args.sanitized, text_column=column, id_column=args.id_column, split=args.split)
-        src = [str(r[args.source_id_column]) for r in san] if args.source_id_column else None
-        if src is None and args.alignment in ("auto", "ids") and len(san) != len(originals) and all("id" in r for r in san):
-            known = set(ids)
-            if all(r["id"] in known for r in san):
-                src = [r["id"] for r in san]  # the sanitized file keeps the originals' ids
+        # the column a sanitizer wrote: `textleak sanitize` adds 'sanitized' and keeps the original in 'text'
+        column = args.sanitized_column or ["sanitized", args.text_column]
+        san = read_records(args.sanitized, text_column=column, id_column=args.id_column, split=args.split, row_ids=False)
+        src = sanitized_source_ids(args, san, ids if has_ids else None, texts)
         runs.append((Path(args.sanitized).stem, [r["text"] for r in san], src))
     elif args.originals and not sanitizer_names:
         column = args.sanitized_column or "sanitized"

@@ -94,6 +94,10 @@ def run(args: argparse.Namespace) -> int:
     if bad:
         logger.error("records %s have no text in column %r (null or not a string)", bad[:10], args.text_column)
         return 2
+    if sanitizer.requires_fit:  # SANTEXT's sensitive words come from the corpus: here, the records being sanitized
+        logger.info("%s: fitting the corpus statistics on the %d records of %s (--option vocab=<counts.json> to use others)",
+                    sanitizer.name, len(ds), args.input)
+        sanitizer.fit(ds[args.text_column])
     out = sanitize_dataset(ds, sanitizer, text_column=args.text_column, num_proc=args.num_proc, batch_size=args.batch_size)
     write_table(out, args.output)
     counts = Counter(out[sanitizer.status_column])

@@ -58,6 +58,8 @@ OOV_POLICIES = ("keep", "uniform")
 
 def check_epsilon(epsilon: float) -> float:
     """epsilon as a float; it must be finite and positive (eps = inf would release every word)."""
+    if isinstance(epsilon, bool):  # True is not 1.0: a flag passed where a number belongs
+        raise ValueError(f"epsilon must be a finite positive number, got {epsilon!r}")
     try:
         value = float(epsilon)
     except (TypeError, ValueError):

@@ -46,8 +46,9 @@ class LeakageConfig:
     seed: int = field(default=0, metadata={"help": "seed of every random choice (per record: derived from the record index)"})
     alignment: str = field(default="auto", metadata={
         "help": "how sanitized records map to originals: index (sanitized[i] came from original i), ids (sanitized_ids "
-                "name the original of each), none (synthetic data: no linkage rate), auto (ids when given, else index "
-                "when the sizes match, else none)", "choices": ("auto", "index", "ids", "none")})
+                "name the original of each), none (synthetic data: no linkage rate; refused for a set whose records carry ids or pair one-to-one "
+                "with originals by wording), auto (ids when given, else index when the sizes match, else an error: "
+                "never unaligned unless asked)", "choices": ("auto", "index", "ids", "none")})
     missing: str = field(default="original", metadata={
         "help": "an original whose sanitized record is missing (None, or no sanitized record names its id): original "
                 "(it counts as released unsanitized: a failed sanitization is never privacy; counted and warned) or "

@@ -14,7 +14,7 @@ set look more private. All text is normalised first (:func:`textleak.text.normal
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from textleak.leakage.config import LeakageConfig
@@ -36,6 +36,7 @@ class Inputs:
     source_of: list[int | None]  # for each pool record, the original it came from (None: unknown)
     alignment: str  # the resolved alignment: index, ids or none
     missing: list[int]  # originals whose sanitized record was missing and which were released as they were
+    unchanged: list[int] = field(default_factory=list)  # originals whose sanitized record is the original text
 
     @property
     def n_skipped(self) -> int:
@@ -114,6 +115,10 @@ def prepare_inputs(originals: Sequence[str], sanitized: Sequence[str | None], or
         originals = [normalize_text(t) for t in originals]
         sanitized = [normalize_text(t) if t is not None else None for t in sanitized]
 
+    if mode == "none" and sanitized_ids is not None:
+        raise ValueError("sanitized ids name the original each sanitized record came from: that is a sanitized set, not "
+                         "synthetic data, so it is evaluated aligned by ids (alignment='auto' or 'ids'); unaligned, its "
+                         "missing originals would count as private")
     if mode == "index":
         missing = [i for i, t in enumerate(sanitized) if t is None and originals[i].strip()]
         _check_missing(missing, ids, len(originals), config)
@@ -137,6 +142,8 @@ def prepare_inputs(originals: Sequence[str], sanitized: Sequence[str | None], or
             source_of.append(src)
         missing = [] if mode == "none" else [i for i in range(len(originals)) if i not in covered and originals[i].strip()]
         _check_missing(missing, ids, len(originals), config)
+        if mode == "none":
+            _refuse_paired_unaligned(originals, pool)
         if mode == "none" and len(pool) < len(sanitized):
             logger.warning("%d of %d synthetic records are None (failed generations); they are not part of the release",
                            len(sanitized) - len(pool), len(sanitized))
@@ -152,7 +159,34 @@ def prepare_inputs(originals: Sequence[str], sanitized: Sequence[str | None], or
         elif config.empty_originals == "error":
             raise ValueError(f"original record {i} (id {ids[i]!r}) is empty: nothing in it can leak. "
                              "Remove it, or pass empty_originals='skip' to skip such records (they are reported)")
-    return Inputs(originals, ids, active, pool, pool_ids, source_of, mode, missing)
+    missing_set = set(missing)
+    unchanged = sorted({src for text, src in zip(pool, source_of)
+                        if src is not None and src not in missing_set and originals[src].strip() and text == originals[src]})
+    if unchanged:
+        shown = ", ".join(repr(ids[i]) for i in unchanged[:5]) + (" ..." if len(unchanged) > 5 else "")
+        logger.warning("%d of %d sanitized records are identical to their originals (ids %s): nothing was removed from "
+                       "them. Unless this is an identity baseline, check that the sanitized text was read (textleak "
+                       "sanitize writes it to the 'sanitized' column and keeps the original in 'text')",
+                       len(unchanged), len(originals), shown)
+    return Inputs(originals, ids, active, pool, pool_ids, source_of, mode, missing, unchanged)
+
+
+def _refuse_paired_unaligned(originals: list[str], pool: list[str]) -> None:
+    """Unaligned evaluation of a set with fewer released records than originals, whose records pair
+    one-to-one with originals by their wording (:mod:`textleak.leakage.pairing`), is a sanitized set
+    that lost rows, not synthetic data: refuse, or its lost originals would count as private."""
+    n_orig = sum(1 for t in originals if t.strip())
+    if len(pool) >= n_orig:
+        return
+    from textleak.leakage.pairing import MIN_CONTAINMENT, text_pairing
+
+    pairing = text_pairing(originals, pool)
+    if pairing.one_to_one:
+        raise ValueError(
+            f"alignment='none' is for synthetic data, but {pairing.paired} of the {len(pool)} released records each "
+            f"share at least {MIN_CONTAINMENT:.0%} of their word bigrams with a distinct original ({n_orig} originals): "
+            "this is a sanitized set that lost records. Say which original each came from (sanitized_ids; missing "
+            "records then count as released unsanitized)")
 
 
 def _check_missing(missing: list[int], ids: list[str], n: int, config: LeakageConfig) -> None:
