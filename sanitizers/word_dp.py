@@ -3,7 +3,13 @@
     from sanitizers import SanTextPlus
     san = SanTextPlus(epsilon=2.0, p=0.3, sensitive_fraction=0.9).fit(train["text"])
     ds = ds.map(san, batched=True, input_columns="text", with_indices=True)
-    # columns: sanitized, sanitize_status, word_alignment = [{original, sanitized, sensitive, passthrough}, ...]
+    # columns: sanitized, sanitize_status
+    # opt-in, for reconstruction attacks: alignment_column="private_word_alignment" adds
+    #   private_word_alignment = [{original, sanitized, sensitive, passthrough}, ...]
+
+The word alignment holds every original word: it is private data, never part of a release. It is
+written only when asked for (``alignment_column``), under a name that starts with ``private_``, so
+``textleak sanitize`` never writes it unless ``--option alignment_column=private_word_alignment``.
 
 What ``fit`` means for a map transform: the mechanisms need corpus statistics (SANTEXT: word
 frequencies define the sensitive words; CUSTEXT: the frequency order in which output sets are
@@ -34,6 +40,7 @@ import json
 from typing import Any, Sequence
 
 from textleak.dp import build_mechanism, count_words
+from textleak.dp.base import check_epsilon
 from textleak.registry import sanitizers
 from textleak.sanitize.base import STATUS_OK, SanitizeResult, Sanitizer, screen_text
 from textleak.word_embeddings import WordEmbeddings
@@ -44,9 +51,13 @@ class _WordDP(Sanitizer):
     mechanism_name = ""
 
     def __init__(self, epsilon: float, embeddings: "str | WordEmbeddings" = "default", vocab: "str | list | None" = None,
-                 tokenizer: str = "regex", alignment_column: str = "word_alignment", output_column: str = "sanitized",
+                 tokenizer: str = "regex", alignment_column: str | None = None, output_column: str = "sanitized",
                  status_column: str = "sanitize_status", seed: int = 0):
         super().__init__(output_column=output_column, status_column=status_column, seed=seed)
+        check_epsilon(epsilon)  # refused here, not at the first record (True is not 1.0)
+        if alignment_column is not None and not str(alignment_column).startswith("private_"):
+            raise ValueError(f"alignment_column {alignment_column!r}: the word alignment holds the original words, so its "
+                             "column must be named as private (e.g. 'private_word_alignment')")
         self.epsilon = epsilon
         self.embeddings = embeddings
         self.vocab = vocab
@@ -112,7 +123,8 @@ class _WordDP(Sanitizer):
     def __call__(self, texts, indices=None) -> dict[str, Any]:
         out = super().__call__(texts, indices)
         alignments = self.__dict__.pop("_alignments")
-        out[self.alignment_column] = alignments[0] if isinstance(texts, str) else alignments
+        if self.alignment_column is not None:  # opt-in: it holds the original words
+            out[self.alignment_column] = alignments[0] if isinstance(texts, str) else alignments
         return out
 
     def __repr__(self) -> str:

@@ -27,15 +27,15 @@ def texts():
 
 @pytest.mark.parametrize("cls", [SanTextPlus, CusTextPlus])
 def test_map_is_independent_of_batch_size_and_num_proc(emb, cls):
-    san = cls(epsilon=1.0, embeddings=emb).fit(texts())
+    san = cls(epsilon=1.0, embeddings=emb, alignment_column="private_word_alignment").fit(texts())
     ds = Dataset.from_dict({"text": texts()})
     kw = dict(batched=True, input_columns="text", with_indices=True, load_from_cache_file=False)
     a = ds.map(san, batch_size=1, **kw)
     b = ds.map(san, batch_size=16, num_proc=2, **kw)
     assert a["sanitized"] == b["sanitized"]
-    assert a["word_alignment"] == b["word_alignment"]
+    assert a["private_word_alignment"] == b["private_word_alignment"]
     assert a["sanitized"] != ds["text"]  # something was sanitized
-    row = a[3]["word_alignment"]
+    row = a[3]["private_word_alignment"]
     assert [t["original"] for t in row] == ds[3]["text"].split()
     assert " ".join(t["sanitized"] for t in row) == a[3]["sanitized"]
 
@@ -56,9 +56,9 @@ def test_unfitted_santext_fails_with_a_clear_error(emb):
 
 
 def test_santext_plain_perturbs_every_embedded_word(emb):
-    san = SanText(epsilon=0.01, embeddings=emb).fit(texts())
+    san = SanText(epsilon=0.01, embeddings=emb, alignment_column="private_word_alignment").fit(texts())
     out = san(texts()[0], 0)
-    assert all(t["sensitive"] for t in out["word_alignment"] if t["original"] in WORDS)
+    assert all(t["sensitive"] for t in out["private_word_alignment"] if t["original"] in WORDS)
 
 
 def test_same_seed_same_output_and_seed_changes_it(emb):
@@ -70,10 +70,10 @@ def test_same_seed_same_output_and_seed_changes_it(emb):
 
 
 def test_empty_records_follow_the_shared_input_policy(emb):
-    san = SanTextPlus(epsilon=1.0, embeddings=emb).fit(texts())
+    san = SanTextPlus(epsilon=1.0, embeddings=emb, alignment_column="private_word_alignment").fit(texts())
     out = san(["", "  ", "the movie"], [0, 1, 2])
     assert out["sanitize_status"] == ["empty_input", "empty_input", "ok"]
-    assert out["sanitized"][:2] == ["", ""] and out["word_alignment"][:2] == [[], []]
-    assert len(out["word_alignment"][2]) == 2
+    assert out["sanitized"][:2] == ["", ""] and out["private_word_alignment"][:2] == [[], []]
+    assert len(out["private_word_alignment"][2]) == 2
     with pytest.raises(TypeError, match="record 1"):
         san(["ok", None], [0, 1])

@@ -57,13 +57,13 @@ def test_fitted_sanitizer_as_mechanism_matches_its_alignment():
     from sanitizers import SanTextPlus
 
     corpus = ["a b c a", "b c a a", "c c b a"]
-    san = SanTextPlus(epsilon=1.0, p=0.5, sensitive_fraction=0.5, embeddings=TOY).fit(corpus)
+    san = SanTextPlus(epsilon=1.0, p=0.5, sensitive_fraction=0.5, embeddings=TOY, alignment_column="private_word_alignment").fit(corpus)
     out = san(corpus, [0, 1, 2])
     r = ReconstructionASR(embeddings=TOY).compute(
         predictions=out["sanitized"], references=corpus, mechanism=san, shadow=["a a b"],
         attacks=["embedding_inversion"], bounds=[])
-    flags = [t["sensitive"] for row in out["word_alignment"] for t in row]
-    unchanged = [t["original"] == t["sanitized"] for row in out["word_alignment"] for t in row]
+    flags = [t["sensitive"] for row in out["private_word_alignment"] for t in row]
+    unchanged = [t["original"] == t["sanitized"] for row in out["private_word_alignment"] for t in row]
     assert r["n_tokens"] == sum(flags)
     assert r["asr"]["embedding_inversion"] == pytest.approx(sum(f and u for f, u in zip(flags, unchanged)) / sum(flags))
 
