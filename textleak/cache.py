@@ -10,11 +10,14 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import logging
 import os
 import sqlite3
 import threading
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
+
+logger = logging.getLogger(__name__)
 
 CACHE_ENV = "TEXTLEAK_CACHE_DIR"
 #: Part of every cache key: bump it when what a key stands for changes (version 2: seeds come from
@@ -126,7 +129,13 @@ class DiskCache:
             return default
         with self._guard():
             row = self._conn().execute("SELECT v FROM kv WHERE k = ?", (key,)).fetchone()
-        return default if row is None else json.loads(row[0])
+        if row is None:
+            return default
+        try:
+            return json.loads(row[0])
+        except (TypeError, ValueError):  # a damaged value is a miss, never a value
+            logger.warning("a damaged entry in the cache %s is ignored", self.path)
+            return default
 
     def get_many(self, keys: Iterable[str]) -> dict[str, Any]:
         """Values for the keys that are present (missing keys are absent from the result)."""
@@ -140,7 +149,10 @@ class DiskCache:
                 chunk = keys[start : start + 500]
                 marks = ",".join("?" * len(chunk))
                 for k, v in conn.execute(f"SELECT k, v FROM kv WHERE k IN ({marks})", chunk):
-                    out[k] = json.loads(v)
+                    try:
+                        out[k] = json.loads(v)
+                    except (TypeError, ValueError):  # a damaged value is a miss (recomputed), never a value
+                        out[k] = _DAMAGED
         return out
 
     def set(self, key: str, value: Any) -> None:
@@ -187,6 +199,10 @@ class DiskCache:
         return f"DiskCache({self.name!r}, path={str(self.path)!r})"
 
 
+#: What :meth:`DiskCache.get_many` returns for a value that is not JSON (``cached_map`` recomputes it).
+_DAMAGED = object()
+
+
 def cached_map(
     keys: Sequence[str],
     compute: Callable[[list[int]], Sequence[Any]],
@@ -194,6 +210,7 @@ def cached_map(
     *,
     chunk_size: int = 64,
     keep: Callable[[int, Any], bool] | None = None,
+    valid: Callable[[int, Any], bool] | None = None,
     after_chunk: Callable[[list[int], list[Any]], None] | None = None,
     progress: bool = False,
     desc: str = "",
@@ -207,8 +224,19 @@ def cached_map(
     interrupted or failed run keeps what it computed. Values for which ``keep(i, value)`` is False
     (failures, unparsed answers) are returned but never cached, so a rerun retries them.
     ``after_chunk(positions, values)`` runs after a chunk is saved (e.g. to raise on a failure).
+    A cached value that is not JSON, or for which ``valid(i, value)`` is False (the shape a stage
+    expects: a damaged or edited entry), is a miss: recomputed and overwritten, with one warning naming
+    the cache, never returned as a value.
     """
     values: dict[str, Any] = cache.get_many(set(keys)) if cache is not None else {}
+    damaged = {k for k, v in values.items() if v is _DAMAGED}
+    if valid is not None:
+        damaged |= {k for i, k in enumerate(keys) if k in values and k not in damaged and not valid(i, values[k])}
+    if damaged:
+        logger.warning("%d damaged entries in the cache %s (not the shape %s stores) are ignored and recomputed",
+                       len(damaged), cache.path if cache is not None else "", desc or "this stage")
+        for k in damaged:
+            del values[k]
     first: dict[str, int] = {}
     todo = [i for i, k in enumerate(keys) if k not in values and first.setdefault(k, i) == i]
     if todo:

@@ -104,9 +104,33 @@ def load_study_records(cfg: StudyConfig) -> tuple[str, list[dict[str, Any]]]:
     return kind, ds.to_list()
 
 
-def _read_jsonl(path: Path) -> list[dict[str, Any]]:
+def _damaged_stage(path: Path, problem: str) -> ValueError:
+    return ValueError(f"study file {path} is damaged ({problem}): it was cut short or edited. Rerun with --fresh "
+                      "(run_study(resume=False)), or delete that file to recompute its stage")
+
+
+def _read_jsonl(path: Path, stage: bool = True) -> list[dict[str, Any]]:
+    """The rows of a JSON-lines file; a bad line is one error naming the file and the line (for a stage
+    file, what to do: it is recomputed by --fresh)."""
+    rows = []
     with open(path, encoding="utf-8") as f:
-        return [json.loads(line) for line in f if line.strip()]
+        for n, line in enumerate(f, 1):
+            if line.strip():
+                try:
+                    rows.append(json.loads(line))
+                except json.JSONDecodeError as e:
+                    if stage:
+                        raise _damaged_stage(path, f"line {n}: {e}") from None
+                    raise ValueError(f"{path} line {n} is not valid JSON: {e}") from None
+    return rows
+
+
+def _read_json(path: Path) -> Any:
+    """A stage's JSON file; a damaged one is one error naming it and what to do."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise _damaged_stage(path, str(e)) from None
 
 
 def linkage_rates(
@@ -179,7 +203,9 @@ class _Stages:
         self.folder = folder
         self.resume = resume
         self.index_file = folder / "stages.json"
-        self.keys = json.loads(self.index_file.read_text(encoding="utf-8")) if resume and self.index_file.exists() else {}
+        self.keys = _read_json(self.index_file) if resume and self.index_file.exists() else {}
+        if not isinstance(self.keys, dict):
+            raise _damaged_stage(self.index_file, "not a JSON object")
 
     def fresh(self, stage: str, fingerprint: str, *files: str) -> bool:
         """True when ``stage`` was computed with this fingerprint and all its files exist."""
@@ -248,7 +274,7 @@ def run_study(cfg: StudyConfig, resume: bool = True, progress: bool | None = Non
         # 2. leakage
         key = content_hash(san_key, leakage_key)
         if stages.fresh("leakage", key, "report.json", "records.jsonl"):
-            summary = json.loads((sdir / "report.json").read_text(encoding="utf-8"))
+            summary = _read_json(sdir / "report.json")
             rec_rows = _read_jsonl(sdir / "records.jsonl")
         else:
             report = evaluate_leakage(
@@ -263,7 +289,7 @@ def run_study(cfg: StudyConfig, resume: bool = True, progress: bool | None = Non
         if cfg.linkage_ablation:
             key = content_hash(san_key, leakage_key, "linkage")
             if stages.fresh("linkage", key, "linkage.json"):
-                linkage = json.loads((sdir / "linkage.json").read_text(encoding="utf-8"))
+                linkage = _read_json(sdir / "linkage.json")
             else:
                 linkage = linkage_rates(originals, released, config=cfg.leakage)
                 write_json(sdir / "linkage.json", linkage)
@@ -273,7 +299,7 @@ def run_study(cfg: StudyConfig, resume: bool = True, progress: bool | None = Non
         if cfg.utility:
             key = content_hash(san_key, utility_key)
             if stages.fresh("utility", key, "utility.json"):
-                util = json.loads((sdir / "utility.json").read_text(encoding="utf-8"))
+                util = _read_json(sdir / "utility.json")
             else:
                 util = _utility(kind, cfg, records, raw)
                 write_json(sdir / "utility.json", util)
@@ -307,7 +333,7 @@ def run_study(cfg: StudyConfig, resume: bool = True, progress: bool | None = Non
 
     dp_sweep = []
     for eps, path in sorted(cfg.dp_sweep.items(), key=lambda kv: float("inf") if str(kv[0]) in ("inf", "none") else float(kv[0])):
-        synth = [r["text"] for r in _read_jsonl(Path(path))]
+        synth = [r["text"] for r in _read_jsonl(Path(path), stage=False)]
         rep = evaluate_leakage(originals, synth, leakage_config.replace(progress=False), original_ids=ids, alignment="none")
         dp_sweep.append({"epsilon": eps, "semantic_privacy": rep.semantic_privacy, "lexical_privacy": rep.lexical_privacy,
                          "n_synthetic": len(synth)})
@@ -331,7 +357,7 @@ def _utility_validity(kind: str, cfg: StudyConfig, records: list[dict[str, Any]]
     if kind not in ("medqa", "wildchat"):
         return None
     if stages.fresh("utility_reference", key, "utility_reference.json"):
-        return json.loads((stages.folder / "utility_reference.json").read_text(encoding="utf-8"))
+        return _read_json(stages.folder / "utility_reference.json")
     reference = evaluate_utility(kind, records, originals, cfg.llm, coherence_judge=False, seed=cfg.leakage.seed)
     validity = utility_validity(kind, reference)
     if not validity["valid"]:

@@ -17,7 +17,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     from textleak.leakage import LeakageConfig
     from textleak.study import StudyConfig
 
-    p.add_argument("--config", help="a YAML file of study settings (command-line options override it)")
+    # dest config_file: StudyConfig's own `config` field is the dataset config (--dataset-config)
+    p.add_argument("--config", dest="config_file", help="a YAML file of study settings (command-line options override it)")
     p.add_argument("--sanitizers", help="comma-separated registry names (default: identity,presidio,remove_all)")
     p.add_argument("--dp-sweep", help="epsilon=path.jsonl,... synthetic sets to place on the DP sweep plot")
     p.add_argument("--fresh", action="store_true", help="recompute every stage instead of resuming")
@@ -38,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
         overrides["sanitizers"] = [s.strip() for s in args.sanitizers.split(",") if s.strip()]
     if args.dp_sweep:
         overrides["dp_sweep"] = dict(kv.split("=", 1) for kv in args.dp_sweep.split(","))
-    cfg = StudyConfig.from_yaml(args.config, **overrides, leakage=leakage) if args.config else StudyConfig(**overrides, leakage=LeakageConfig(**leakage))
+    cfg = StudyConfig.from_yaml(args.config_file, **overrides, leakage=leakage) if args.config_file else StudyConfig(**overrides, leakage=LeakageConfig(**leakage))
     result = run_study(cfg, resume=not args.fresh)
     print(summary_text(result["rows"]))
     if any(r.get("linkage") for r in result["rows"]):

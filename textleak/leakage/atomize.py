@@ -49,8 +49,20 @@ def atomize_records(
         return got
 
     found = cached_map(keys, compute, cache, chunk_size=batch_size, progress=progress, desc=desc, unit="rec",
-                       keep=lambda i, _: i not in failed)
-    return [list(c) for c in found]
+                       keep=lambda i, v: i not in failed and (bool(v) or not texts[i].strip()),
+                       # a cached entry that is not a list of claims, or no claims for a text with words, is damaged
+                       valid=lambda i, v: isinstance(v, list) and all(isinstance(c, str) for c in v)
+                       and (bool(v) or not texts[i].strip()))
+    out = [list(c) for c in found]
+    # fail toward leakage: a text with words but no claims would leave the adversary nothing to know and
+    # the record nothing to leak (lexical privacy 1.0); its whole text is its one claim instead
+    empty = [i for i, c in enumerate(out) if not c and texts[i].strip()]
+    if empty:
+        logger.warning("%s: %d of %d non-empty records gave no claims (first: record %d); each counts as one claim, its "
+                       "whole text", getattr(atomizer, "name", "atomizer"), len(empty), len(texts), empty[0])
+        for i in empty:
+            out[i] = [" ".join(texts[i].split())]
+    return out
 
 
 def atomize_originals(originals: Sequence[str], active: Sequence[int], atomizer: Atomizer, config: LeakageConfig,

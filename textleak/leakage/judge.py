@@ -45,8 +45,19 @@ def rate_with_cache(judge: Judge, jobs: Sequence[tuple[list[str], str, int]], ca
         return [[r.to_dict() for r in rs] for rs in rated]
 
     rows = cached_map(keys, compute, cache, chunk_size=batch_records, progress=progress, desc=desc, unit="rec",
-                      keep=lambda _, rs: all(r["status"] == OK for r in rs))
+                      keep=lambda _, rs: all(r["status"] == OK for r in rs), valid=_valid_ratings(jobs))
     return [[ClaimRating.from_dict(r) for r in rs] for rs in rows]
+
+
+def _valid_ratings(jobs: Sequence[tuple[list[str], str, int]]):
+    """Whether a cached value has the shape ``rate_with_cache`` stores for job i: one OK rating (1-3,
+    score in [0, 1]) per claim. Anything else is a damaged entry, recomputed (``cached_map``)."""
+    def valid(i: int, rows: object) -> bool:
+        return (isinstance(rows, list) and len(rows) == len(jobs[i][0])
+                and all(isinstance(r, dict) and r.get("status") == OK and r.get("rating") in (1, 2, 3)
+                        and isinstance(r.get("score"), (int, float)) and not isinstance(r.get("score"), bool)
+                        and 0 <= r["score"] <= 1 for r in rows))
+    return valid
 
 
 def judge_claims(claims: Sequence[Sequence[str]], known_idx: Sequence[Sequence[int]], links: dict[int, Link],

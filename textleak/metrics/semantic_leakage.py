@@ -51,10 +51,11 @@ Args:
     labels (`str` or `dict`, optional): hand labels of judged claims (a file written by `textleak label`, or
         claim key -> 1/2/3): adds `labelled`, semantic privacy corrected by prediction-powered inference with
         its interval, the judge-only figure and the judge's agreement on the labels.
-Load-time options (``evaluate.load("semantic_leakage", judge=..., ...)``): every field of
-    ``textleak.leakage.LeakageConfig`` (judge, judge_options, llm, atomizer, linker, k, knowledge,
-    paraphrase_knowledge, seed, alignment, missing, unlinked, unparsed, empty_originals, lexical_variant,
-    bootstrap, batch_size, device, ...; see the metric card), or ``config=LeakageConfig(...)``.
+Options: every field of ``textleak.leakage.LeakageConfig`` (judge, judge_options, llm, atomizer,
+    linker, k, knowledge, paraphrase_knowledge, seed, alignment, missing, unlinked, unparsed,
+    empty_originals, lexical_variant, bootstrap, batch_size, device, ...; see the metric card), at load
+    time (``evaluate.load("semantic_leakage", judge=...)`` or ``config=LeakageConfig(...)``) or per call
+    (``leak.compute(..., alignment="none")``; the load-time values are the defaults).
 Returns:
     semantic_privacy (`float`), lexical_privacy (`float`), linkage_rate (`float` or None),
     linkage_at_k (`dict`), n_records, n_sanitized, n_claims, n_scored_claims, unparsed_claims,
@@ -133,7 +134,23 @@ class SemanticLeakage(evaluate.Metric):
         original_ids: Sequence[Any] | None = None,
         return_records: bool = False,
         labels: Any = None,
+        **options: Any,
     ) -> dict[str, Any] | None:
+        """Per-call ``options`` are fields of :class:`LeakageConfig` (``alignment="none"``, ``k``,
+        ``missing``, ...), as evaluate's own metrics take theirs at compute time; the load-time values
+        are their defaults. An option that changes the judge builds one for this call only."""
+        config_options, unknown = split_options(LeakageConfig, options)
+        if unknown:
+            raise TypeError(f"semantic_leakage.compute() got unknown option(s) {', '.join(sorted(unknown))}; it takes "
+                            "predictions, references, sanitized_ids, original_ids, return_records, labels and the fields of "
+                            "textleak.leakage.LeakageConfig")
+        config = self.leakage_config.replace(**config_options) if config_options else self.leakage_config
+        if set(config_options) & {"judge", "judge_options", "llm", "device", "batch_size"}:
+            from textleak.leakage.judge import judge_for
+
+            judge = judge_for(config)
+        else:
+            judge = self.judge()
         rank, world = _rank_and_world()
         result = None
         if rank == 0:
@@ -141,8 +158,8 @@ class SemanticLeakage(evaluate.Metric):
             if sanitized_ids is not None and original_ids is None and all(isinstance(s, int) for s in sanitized_ids):
                 sanitized_ids = [str(s) for s in sanitized_ids]  # positions of the references
             # sets of different sizes are an error unless alignment="none" (synthetic data) was asked for at
-            # load time or sanitized_ids say which original each prediction came from
-            report = evaluate_leakage(references, predictions, self.leakage_config.replace(judge=self.judge()),
+            # load or compute time, or sanitized_ids say which original each prediction came from
+            report = evaluate_leakage(references, predictions, config.replace(judge=judge),
                                       original_ids=original_ids, sanitized_ids=sanitized_ids, labels=labels)
             result = report.summary()
             if return_records:

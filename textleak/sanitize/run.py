@@ -44,7 +44,8 @@ def run_sanitizer(sanitizer: Sanitizer, texts: Sequence[str], *, use_cache: bool
         return [{"text": t, "status": s} for t, s in zip(out[sanitizer.output_column], statuses)]
 
     rows = cached_map(keys, compute, cache, chunk_size=batch_size, progress=progress, desc=f"sanitizing ({sanitizer.name})",
-                      unit="rec", keep=lambda _, r: r["status"] == STATUS_OK and r["text"] is not None)
+                      unit="rec", keep=lambda _, r: r["status"] == STATUS_OK and r["text"] is not None,
+                      valid=lambda _, r: isinstance(r, dict) and r.get("status") == STATUS_OK and isinstance(r.get("text"), str))
     results = [SanitizeResult(r["text"] if r["status"] == STATUS_OK else None, r["status"]) for r in rows]
     failed = [i for i, r in enumerate(results) if r.text is None]
     if failed:
