@@ -4,6 +4,15 @@ claims and the documents' sentences with sentence-transformers, batch 16).
 
     python benchmarks/bench_judges_speed.py                        # writes benchmarks/results/judges_speed.{md,json}
     python benchmarks/bench_judges_speed.py --records 200 --repeat 2
+    python benchmarks/bench_judges_speed.py --old-rev 1dd80a3 --records 40 --rounds 3   # span finder: today's vs that revision's
+
+``--old-rev REV`` times instead the default judge (NLI) and the embedding judge with today's span finder
+(``EmbeddingJudge.match``, ``textleak/encoders.py``) against the span finder at REV (loaded from ``git
+show``; the NLI judge is today's, its matcher swapped), in interleaved rounds (each round runs every
+variant once, in turn; the fastest round is kept), with the span finder's document cache emptied before
+every run. Per variant: claims/s, and the time spent inside the encoders' forward passes (hooks on both
+MiniLM encoders) beside the time outside them (Python, tokenising, splitting) per claim; and whether
+the ratings are identical. Writes ``benchmarks/results/judges_speed_span_finder.{md,json}``.
 
 Workload: synthetic MedQA-style records (``textleak.data.vignettes``, seed 7, so nothing private) with the
 rule atomizer's claims, each rated against three sanitized versions of its record, as a study would:
@@ -63,11 +72,15 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--only", default="", help="comma-separated variant names")
     ap.add_argument("--weights", default=None, help="NLI weights folder (default: the shipped adapter)")
+    ap.add_argument("--old-rev", default=None, help="compare today's span finder with the one at this git revision")
+    ap.add_argument("--rounds", type=int, default=3, help="interleaved rounds of --old-rev")
     args = ap.parse_args()
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     import torch
 
     torch.set_num_threads(args.threads)
+    if args.old_rev:
+        return compare_span_finders(args)
     from textleak.text import split_sentences
     from textleak.encoders import load_sentence_encoder
     from textleak.judges.embedding import EmbeddingJudge
@@ -125,6 +138,90 @@ def main() -> None:
     (RESULTS / "judges_speed.json").write_text(json.dumps({"date": date, "records": args.records, "claims": n_claims, "pairs": len(docs),
                                                            "threads": args.threads, "load_before": load_before, "load_after": load_after,
                                                            "platform": platform.platform(), "rows": rows}, indent=1))
+    print("\n".join(lines))
+
+
+class ForwardClock:
+    """Wall time spent inside the forward passes of the given modules (forward hooks)."""
+
+    def __init__(self, modules):
+        self.seconds = 0.0
+        self._started: list[float] = []
+        for m in modules:
+            m.register_forward_pre_hook(lambda *_: self._started.append(time.perf_counter()))
+            m.register_forward_hook(lambda *_: self._stop())
+
+    def _stop(self):
+        self.seconds += time.perf_counter() - self._started.pop()
+
+
+def compare_span_finders(args) -> None:
+    """Today's span finder against the one at ``args.old_rev``, side by side in interleaved rounds."""
+    from _revision import load_at_revision
+
+    from textleak.encoders import load_sentence_encoder
+    from textleak.judges import embedding
+    from textleak.judges.nli import NLIJudge, load_nli_model
+
+    old = load_at_revision(args.old_rev, "textleak/judges/embedding.py", {"textleak.encoders": "textleak/encoders.py"})
+    old_encoders = next(m for name, m in sys.modules.items() if name.startswith("_at_") and name.endswith("textleak_encoders"))
+    claims, docs = workload(args.records)
+    n_claims = sum(len(c) for c in claims)
+
+    def nli(matcher_cls):
+        judge = NLIJudge(weights=args.weights)
+        judge.matcher = matcher_cls(batch_size=16, number_guard=False)
+        return judge
+
+    variants = {
+        "nli (default), today's span finder": lambda: nli(embedding.EmbeddingJudge),
+        f"nli (default), span finder at {args.old_rev}": lambda: nli(old.EmbeddingJudge),
+        "embedding (default), today's": lambda: embedding.EmbeddingJudge(),
+        f"embedding (default), at {args.old_rev}": lambda: old.EmbeddingJudge(),
+    }
+    # load every model before timing, then hook the forward passes of all of them
+    bert = [load_sentence_encoder()[0].auto_model, old_encoders.load_sentence_encoder()[0].auto_model, load_nli_model(args.weights).model]
+    clock = ForwardClock(bert)
+    for make in variants.values():
+        run_judge(make(), claims[:4], docs[:4])
+    best: dict[str, tuple[float, float, float]] = {}
+    ratings: dict[str, list] = {}
+    load_before = os.getloadavg()
+    for _ in range(args.rounds):
+        for name, make in variants.items():
+            embedding._SPANS.clear()
+            judge, out = make(), []
+            forward_before, started, cpu = clock.seconds, time.perf_counter(), time.process_time()
+            for s in range(0, len(docs), 64):
+                out += judge.rate(claims[s : s + 64], docs[s : s + 64])
+            wall, cpu, forward = time.perf_counter() - started, time.process_time() - cpu, clock.seconds - forward_before
+            ratings[name] = [(r.rating, r.score) for rs in out for r in rs]
+            if name not in best or wall < best[name][0]:
+                best[name] = (wall, forward, cpu)
+            print(f"{name:60s} {wall:7.2f} s  forward {forward:7.2f} s  outside {1e3 * (wall - forward) / n_claims:6.2f} ms/claim", flush=True)
+    load_after = os.getloadavg()
+    names = list(variants)
+    same = {names[0]: ratings[names[0]] == ratings[names[1]], names[2]: ratings[names[2]] == ratings[names[3]]}
+    diff = {k: max(abs((a[1] or 0) - (b[1] or 0)) for a, b in zip(ratings[k], ratings[o])) for k, o in ((names[0], names[1]), (names[2], names[3]))}
+    rows = [{"variant": k, "wall_s": w, "claims_per_s": n_claims / w, "forward_s": f, "outside_forward_ms_per_claim": 1e3 * (w - f) / n_claims,
+             "forward_ms_per_claim": 1e3 * f / n_claims, "cpu_s": c} for k, (w, f, c) in best.items()]
+    date = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    command = f"python benchmarks/bench_judges_speed.py --old-rev {args.old_rev} --records {args.records} --rounds {args.rounds} --threads {args.threads}"
+    lines = [f"# Span finder: today's vs {args.old_rev} ({date})", "", f"`{command}`", "",
+             f"{len(docs)} (claims, document) pairs: {args.records} synthetic MedQA-style records x (identity, numbers changed, another record); "
+             f"{n_claims} claims; chunks of 64 records; {args.threads} threads; fastest of {args.rounds} interleaved rounds; document cache emptied "
+             f"before every run; load average before {load_before[0]:.1f}, after {load_after[0]:.1f} ({os.cpu_count()} cores, shared).", "",
+             "| variant | wall s | claims/s | forward ms/claim | outside forward ms/claim |", "|---|---|---|---|---|"]
+    lines += [f"| {r['variant']} | {r['wall_s']:.2f} | {r['claims_per_s']:.1f} | {r['forward_ms_per_claim']:.2f} | {r['outside_forward_ms_per_claim']:.3f} |" for r in rows]
+    lines += ["", "Forward: wall time inside the MiniLM forward passes (the bi-encoder's and the cross-encoder's); outside: the rest "
+              "(Python, tokenising, sentence splitting, the lead's rules).",
+              f"Ratings and scores identical to {args.old_rev}'s: NLI {same[names[0]]} (largest score difference {diff[names[0]]:.2e}), "
+              f"embedding {same[names[2]]} (largest {diff[names[2]]:.2e})."]
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / "judges_speed_span_finder.md").write_text("\n".join(lines) + "\n")
+    (RESULTS / "judges_speed_span_finder.json").write_text(json.dumps({"date": date, "command": command, "records": args.records, "claims": n_claims,
+                                                                       "load_average": [load_before[0], load_after[0]], "platform": platform.platform(),
+                                                                       "identical_ratings": same, "largest_score_difference": diff, "rows": rows}, indent=1))
     print("\n".join(lines))
 
 

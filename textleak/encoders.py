@@ -8,7 +8,9 @@ The embedding judge and the dense linker share the loaded model through :func:`l
 from __future__ import annotations
 
 import logging
+import re
 import threading
+from dataclasses import dataclass
 from typing import Any, Sequence
 
 import numpy as np
@@ -92,9 +94,33 @@ def encode_with_word_windows(
     L2-normalised. Encoding each window as its own text would cost several forward passes per
     sentence; this costs none extra. Returns ``(sentence_vectors, windows)`` with ``windows[i]`` the
     ``(window text, vector)`` pairs of sentence ``i`` (none for sentences of ``word_window`` words or
-    fewer). Duplicate sentences are encoded once."""
-    from textleak.text import word_windows
+    fewer). Duplicate sentences are encoded once. (:func:`encode_word_windows` is the array form.)"""
+    windows = encode_word_windows(sentences, model, word_window, word_stride, batch_size)
+    pairs = [list(zip(windows.window_texts[a:b], windows.window_vectors[a:b])) for a, b in zip(windows.window_ptr[:-1], windows.window_ptr[1:])]
+    return windows.sentence_vectors[windows.which], [pairs[u] for u in windows.which]
 
+
+@dataclass
+class WordWindows:
+    """:func:`encode_word_windows` for distinct sentences: ``sentence_vectors[u]`` and the windows
+    ``window_ptr[u]:window_ptr[u + 1]`` of the u-th distinct sentence (rows of ``window_vectors``,
+    ``window_texts``); ``which[i]`` is the distinct sentence of input ``i``."""
+
+    sentence_vectors: np.ndarray
+    window_vectors: np.ndarray
+    window_texts: list[str]
+    window_ptr: np.ndarray
+    which: np.ndarray
+
+
+_WORD = re.compile(r"\S+")  # the words of str.split()
+
+
+def encode_word_windows(sentences: Sequence[str], model: Any = None, word_window: int = 8, word_stride: int = 4,
+                        batch_size: int = 128) -> WordWindows:
+    """The computation of :func:`encode_with_word_windows`, as arrays: one forward pass per distinct
+    sentence, each window's tokens found with array comparisons of the tokenizer's character offsets
+    (the same tokens, so the same vectors, as a Python scan of them)."""
     if model is None:
         model = load_sentence_encoder()
     sentences = list(sentences)
@@ -102,30 +128,35 @@ def encode_with_word_windows(
     for s in sentences:
         unique.setdefault(s, len(unique))
     texts = list(unique)
+    which = np.asarray([unique[s] for s in sentences], dtype=np.int64)
     if not texts:
-        return np.zeros((0, model.get_sentence_embedding_dimension()), dtype=np.float32), []
+        dim = (model.get_embedding_dimension if hasattr(model, "get_embedding_dimension") else model.get_sentence_embedding_dimension)()
+        return WordWindows(np.zeros((0, dim), np.float32), np.zeros((0, dim), np.float32), [], np.zeros(1, np.int64), which)
     tokens = model.encode(texts, output_value="token_embeddings", batch_size=batch_size, convert_to_numpy=False, show_progress_bar=False)
     encoded = model.tokenizer(texts, return_offsets_mapping=True, truncation=True, max_length=model.max_seq_length)
     sentence_vecs = np.zeros((len(texts), tokens[0].shape[-1]), dtype=np.float32)
-    windows_of: list[list[tuple[str, np.ndarray]]] = []
+    vectors: list[np.ndarray] = []
+    window_texts: list[str] = []
+    ptr = [0]
     for k, text in enumerate(texts):
         emb = tokens[k].float().cpu().numpy()
         vec = emb.mean(axis=0)
         sentence_vecs[k] = vec / max(np.linalg.norm(vec), 1e-12)
-        offsets = encoded["offset_mapping"][k]
-        pairs: list[tuple[str, np.ndarray]] = []
-        if len(offsets) == len(emb):
-            starts, position = [], 0
-            for word in text.split():  # char span of each whitespace word
-                position = text.index(word, position)
-                starts.append((position, position + len(word)))
-                position += len(word)
-            for n_window, window_text in enumerate(word_windows(text, word_window, word_stride)):
-                first = n_window * word_stride
-                lo, hi = starts[first][0], starts[min(first + word_window, len(starts)) - 1][1]
-                idx = [t for t, (a, b) in enumerate(offsets) if b > a and a >= lo and b <= hi]
-                if idx:
-                    w = emb[idx].mean(axis=0)
-                    pairs.append((window_text, w / max(np.linalg.norm(w), 1e-12)))
-        windows_of.append(pairs)
-    return sentence_vecs[[unique[s] for s in sentences]], [windows_of[unique[s]] for s in sentences]
+        offsets = np.asarray(encoded["offset_mapping"][k], dtype=np.int64).reshape(-1, 2)
+        words = [(m.start(), m.end()) for m in _WORD.finditer(text)]
+        n = len(words)
+        if len(offsets) == len(emb) and 0 < word_window < n:
+            firsts = np.arange(0, n - word_window + word_stride, word_stride)
+            bounds = np.asarray(words, dtype=np.int64)
+            lo = bounds[firsts, 0]
+            hi = bounds[np.minimum(firsts + word_window, n) - 1, 1]
+            a, b = offsets[:, 0], offsets[:, 1]
+            inside = (b > a)[None, :] & (a[None, :] >= lo[:, None]) & (b[None, :] <= hi[:, None])  # windows x tokens
+            for first, mask in zip(firsts.tolist(), inside):
+                if mask.any():
+                    w = emb[mask].mean(axis=0)
+                    vectors.append(w / max(np.linalg.norm(w), 1e-12))
+                    window_texts.append(" ".join(text[x:y] for x, y in words[first : first + word_window]))
+        ptr.append(len(vectors))
+    window_vecs = np.asarray(vectors, dtype=np.float32).reshape(-1, sentence_vecs.shape[1])
+    return WordWindows(sentence_vecs, window_vecs, window_texts, np.asarray(ptr, dtype=np.int64), which)

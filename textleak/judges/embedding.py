@@ -20,6 +20,8 @@ calibrated on the train split of ``textleak/data/judge_calibration.jsonl`` (see 
 from __future__ import annotations
 
 import logging
+import threading
+from collections import OrderedDict
 from typing import Any, Sequence
 
 import numpy as np
@@ -111,78 +113,154 @@ class EmbeddingJudge(Judge):
         ``candidates > 0`` adds ``"candidates"``: the claim's best ``candidates`` distinct sentences,
         each ``{"sentence", "similarity", "window_start"}`` with the sentence's score the best of its
         own and its word windows' similarities, and ``window_start`` the first word of its best window
-        (None when the whole sentence scored best); the NLI judge cross-encodes these."""
+        (None when the whole sentence scored best); the NLI judge cross-encodes these.
+
+        Each document is split and its spans encoded once, then kept (:class:`DocumentSpans`, a
+        bounded cache shared by judges of the same span settings): a document met again, in this
+        call or a later one, costs one matrix product with its claims and a top-k, no Python loop
+        over claims or spans."""
         check_pairs(claims, documents)
         empty: dict[str, Any] = {"similarity": None, "span": None, "cap": 1, **({"candidates": []} if candidates > 0 else {})}
-        sentences = [split_sentences(doc) if doc.strip() and cs else [] for cs, doc in zip(claims, documents)]
-        if not any(sentences):  # nothing to compare: no model call
+        active = [i for i, (cs, doc) in enumerate(zip(claims, documents)) if cs and doc.strip()]
+        if not active:  # nothing to compare: no model call
             return [[dict(empty) for _ in cs] for cs in claims]
-        from textleak.encoders import encode, encode_with_word_windows, load_sentence_encoder
+        settings = (self.encoder or "", self.device, self.dtype, self.window, self.word_window, self.word_stride)
+        spans_of: dict[str, DocumentSpans | None] = {}
+        for i in active:
+            if documents[i] not in spans_of:
+                spans_of[documents[i]] = _SPANS.get((settings, documents[i]))
+        new = {doc: split_sentences(doc) for doc, spans in spans_of.items() if spans is None}
+        active = [i for i in active if (spans_of[documents[i]] or new[documents[i]])]  # spans or sentences
+        if not active:
+            return [[dict(empty) for _ in cs] for cs in claims]
+        from textleak.encoders import encode, encode_word_windows, load_sentence_encoder
 
         model = load_sentence_encoder(self.encoder, self.device, self.dtype)
-        runs = [[" ".join(ss[k : k + self.window]) for k in range(len(ss) - self.window + 1)] if self.window > 1 and len(ss) > 1 else [] for ss in sentences]
-        flat_claims = [c for cs, ss in zip(claims, sentences) if ss for c in cs]
-        texts = flat_claims + [r for rs in runs for r in rs]
-        vectors = encode(texts, model, batch_size=self.batch_size, show_progress_bar=self.show_progress)
-        claim_vecs, run_vecs = vectors[: len(flat_claims)], vectors[len(flat_claims) :]
-        flat_sentences = [s for ss in sentences for s in ss]
-        sentence_vecs, windows = encode_with_word_windows(flat_sentences, model, self.word_window if self.word_window > 0 else 10**9, max(self.word_stride, 1), self.batch_size)
-        out: list[list[dict[str, Any]]] = []
-        c0 = r0 = s0 = 0
-        for cs, ss, rs in zip(claims, sentences, runs):
-            if not ss:
-                out.append([dict(empty) for _ in cs])
-                continue
-            span_texts = list(ss) + list(rs)
-            span_vecs = [sentence_vecs[s0 : s0 + len(ss)], run_vecs[r0 : r0 + len(rs)]]
-            owner = list(range(len(ss))) + [-1] * len(rs)  # sentence of each span (-1: a sentence run)
-            for k in range(len(ss)):
-                owner += [k] * len(windows[s0 + k])
-                span_texts += [text for text, _ in windows[s0 + k]]
-                span_vecs.append(np.asarray([vec for _, vec in windows[s0 + k]], dtype=np.float32).reshape(-1, sentence_vecs.shape[1]))
-            matrix = np.concatenate(span_vecs, axis=0)
-            sims = claim_vecs[c0 : c0 + len(cs)] @ matrix.T
-            span_numbers = [extract_numbers(t) for t in span_texts] if self.number_guard else None
-            rows = []
-            for k, claim in enumerate(cs):
-                if self.number_guard:
+        runs = {doc: [" ".join(ss[k : k + self.window]) for k in range(len(ss) - self.window + 1)] if self.window > 1 and len(ss) > 1 else []
+                for doc, ss in new.items()}
+        flat_claims = [c for i in active for c in claims[i]]
+        # one encode for the claims and the new documents' sentence runs, one for their sentences (as before the cache)
+        vectors = encode(flat_claims + [r for rs in runs.values() for r in rs], model, batch_size=self.batch_size, show_progress_bar=self.show_progress)
+        claim_vecs = vectors[: len(flat_claims)]
+        if new:
+            windows = encode_word_windows([s for ss in new.values() for s in ss], model, self.word_window if self.word_window > 0 else 10**9,
+                                          max(self.word_stride, 1), self.batch_size)
+            r0 = len(flat_claims)
+            s0 = 0
+            for doc, ss in new.items():
+                if ss:
+                    spans_of[doc] = DocumentSpans.build(ss, runs[doc], vectors[r0 : r0 + len(runs[doc])], windows, windows.which[s0 : s0 + len(ss)])
+                    _SPANS.put((settings, doc), spans_of[doc])
+                r0 += len(runs[doc])
+                s0 += len(ss)
+        out: list[list[dict[str, Any]]] = [[dict(empty) for _ in cs] for cs in claims]
+        c0 = 0
+        for i in active:
+            cs, spans = claims[i], spans_of[documents[i]]
+            sims = claim_vecs[c0 : c0 + len(cs)] @ spans.matrix.T
+            c0 += len(cs)
+            best = sims.argmax(axis=1)
+            caps = np.ones(len(cs), dtype=np.int64)
+            if self.number_guard:
+                for k, claim in enumerate(cs):
                     # numbers are checked in each span itself, not its whole sentence: a changed "12 May"
                     # must not pass because "12 kids" appears later in the sentence
                     wanted = extract_numbers(claim, count_word_one=False)
-                    present = [number_cap(wanted, nums) == 1 for nums in span_numbers]
-                    best, cap = guarded_best_span(sims[k], present, self.t1, self.t2, self.number_guard_rating)
-                else:
-                    best, cap = int(np.argmax(sims[k])), 1
-                rows.append({"similarity": float(sims[k, best]), "span": span_texts[best], "cap": cap})
+                    if wanted:  # a claim without numbers passes every span: the plain best
+                        present = [number_cap(wanted, nums) == 1 for nums in spans.numbers()]
+                        best[k], caps[k] = guarded_best_span(sims[k], present, self.t1, self.t2, self.number_guard_rating)
+            similarity = sims[np.arange(len(cs)), best].tolist()
+            rows = [{"similarity": sim, "span": spans.texts[b], "cap": cap} for sim, b, cap in zip(similarity, best.tolist(), caps.tolist())]
             if candidates > 0:
-                self._add_candidates(rows, sims, np.asarray(owner), ss, candidates)
-            out.append(rows)
-            c0 += len(cs)
-            r0 += len(rs)
-            s0 += len(ss)
+                spans.add_candidates(rows, sims, candidates, max(self.word_stride, 1))
+            out[i] = rows
         return out
-
-    def _add_candidates(self, rows: list[dict[str, Any]], sims: np.ndarray, owner: np.ndarray, sentences: Sequence[str], k: int) -> None:
-        """Per claim, the best ``k`` sentences by the best similarity of the sentence or its windows."""
-        n_sent = len(sentences)
-        per_sentence = np.full((sims.shape[0], n_sent), -np.inf, dtype=np.float32)
-        best_span = np.zeros((sims.shape[0], n_sent), dtype=np.int64)
-        for span in np.flatnonzero(owner >= 0):
-            j = owner[span]
-            better = sims[:, span] > per_sentence[:, j]
-            per_sentence[better, j] = sims[better, span]
-            best_span[better, j] = span
-        first_window = {j: int(np.flatnonzero(owner == j)[1]) for j in range(n_sent) if (owner == j).sum() > 1}
-        for i, row in enumerate(rows):
-            order = np.argsort(-per_sentence[i], kind="stable")[:k]
-            row["candidates"] = [
-                {"sentence": sentences[int(j)], "similarity": float(per_sentence[i, j]),
-                 "window_start": None if best_span[i, j] < n_sent else (int(best_span[i, j]) - first_window[int(j)]) * max(self.word_stride, 1)}
-                for j in order
-            ]
 
     def _rate(self, claims: list[list[str]], documents: list[str], seeds: list[int]) -> list[list[ClaimRating]]:
         """Deterministic: ``seeds`` is accepted for the contract and unused."""
         return [[threshold_rating(row["similarity"], self.t1, self.t2, row["cap"], "similarity", row["span"]) for row in rows]
                 for rows in self.match(claims, documents)]
 
+
+
+class DocumentSpans:
+    """One document's spans, as :meth:`EmbeddingJudge.match` compares claims with them: the texts
+    (sentences, sentence runs, then each sentence's word windows), their unit vectors as one matrix,
+    and ``groups``: row j lists sentence j's own span then its windows' (-1 padding), so a claim's
+    best span per sentence is one gather and one max."""
+
+    def __init__(self, sentences: list[str], texts: list[str], matrix: np.ndarray, groups: np.ndarray):
+        self.sentences = sentences
+        self.texts = texts
+        self.matrix = matrix
+        self.groups = groups
+        self._numbers: list[set[str]] | None = None
+
+    @classmethod
+    def build(cls, sentences: list[str], runs: list[str], run_vecs: np.ndarray, windows: Any, which: np.ndarray) -> "DocumentSpans":
+        """From the sentences' rows of an :class:`textleak.encoders.WordWindows` (``which``) and the runs' vectors."""
+        ptr = windows.window_ptr
+        texts = list(sentences) + list(runs)
+        parts = [windows.sentence_vectors[which], run_vecs]
+        groups = []
+        for j, u in enumerate(which.tolist()):
+            a, b = int(ptr[u]), int(ptr[u + 1])
+            groups.append([j] + list(range(len(texts), len(texts) + b - a)))
+            texts += windows.window_texts[a:b]
+            parts.append(windows.window_vectors[a:b])
+        width = max(len(g) for g in groups)
+        padded = np.full((len(groups), width), -1, dtype=np.int64)
+        for j, g in enumerate(groups):
+            padded[j, : len(g)] = g
+        return cls(list(sentences), texts, np.ascontiguousarray(np.concatenate(parts, axis=0), dtype=np.float32), padded)
+
+    def numbers(self) -> list[set[str]]:
+        """The numbers of every span (the number guard), computed on first use."""
+        if self._numbers is None:
+            self._numbers = [extract_numbers(t) for t in self.texts]
+        return self._numbers
+
+    def add_candidates(self, rows: list[dict[str, Any]], sims: np.ndarray, k: int, stride: int) -> None:
+        """Per claim (row of ``sims``), the best ``k`` sentences by the best similarity of the sentence
+        or its windows (the first span reaching it; equal sentences in document order)."""
+        grouped = np.where(self.groups >= 0, sims[:, np.maximum(self.groups, 0)], -np.inf).astype(sims.dtype, copy=False)
+        per_sentence = grouped.max(axis=2)
+        position = grouped.argmax(axis=2)  # 0: the sentence itself, p: its p-th window
+        order = np.argsort(-per_sentence, axis=1, kind="stable")[:, :k]
+        picked_sim = np.take_along_axis(per_sentence, order, axis=1).tolist()
+        picked_pos = np.take_along_axis(position, order, axis=1).tolist()
+        for row, js, sim, pos in zip(rows, order.tolist(), picked_sim, picked_pos):
+            row["candidates"] = [{"sentence": self.sentences[j], "similarity": s, "window_start": None if p == 0 else (p - 1) * stride}
+                                 for j, s, p in zip(js, sim, pos)]
+
+
+class _LRU:
+    """A small thread-safe least-recently-used map (the document spans of recent calls)."""
+
+    def __init__(self, size: int):
+        self.size = size
+        self._items: OrderedDict[Any, Any] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: Any) -> Any:
+        with self._lock:
+            value = self._items.get(key)
+            if value is not None:
+                self._items.move_to_end(key)
+            return value
+
+    def put(self, key: Any, value: Any) -> None:
+        with self._lock:
+            self._items[key] = value
+            self._items.move_to_end(key)
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+
+
+# documents whose spans are kept, per span settings (encoder, device, dtype, windows); about 100 KB each
+DOCUMENT_CACHE_SIZE = 1024
+_SPANS = _LRU(DOCUMENT_CACHE_SIZE)
