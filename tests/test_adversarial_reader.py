@@ -206,6 +206,17 @@ def test_the_unreadable_policy_leak_exclude_or_judge():
         evaluate_leakage(RECORDS, released, unreadable="ignore", **options)
 
 
+def test_only_unreadable_unlinked_records_are_named_as_such(caplog):
+    """An unlinked record whose own release is English is no concern of this policy (it keeps the
+    unlinked rule); only unlinked records with an unreadable release are judged by it."""
+    originals = RECORDS[:1] + ["Zed paints murals. Zed rides horses. Zed eats figs. Zed keeps goats. Zed sings opera."] + RECORDS[2:]
+    released = SPANISH_RECORDS[:1] + ["Completely different words everywhere."] + RECORDS[2:]
+    with caplog.at_level(logging.WARNING):
+        r = evaluate_leakage(originals, released, judge="lexical", bootstrap=0, use_cache=False)
+    assert r.n_unreadable == 1 and r.records[1].status == "unlinked" and r.records[1].privacy == 1.0
+    assert "1 of 4 records were judged against released text" in caplog.text and "not linked" not in caplog.text
+
+
 def test_code_and_logs_are_judged_as_before():
     log = "Traceback (most recent call last):\n  File \"/home/rickard/app.py\", line 3\nKeyError: 'ariel'"
     r = evaluate_leakage([log + "\nThe user is rickard.\nThe host is ariel."], [log], judge="lexical", bootstrap=0,

@@ -87,11 +87,12 @@ def released_languages(links: dict[int, Link], inputs: Inputs, judge: Any, confi
         elif config.unlinked == "score_empty" and own.get(i):
             labels = [language(p) for p in own[i]]
             out.labels[i] = next((x for x in labels if languages is not None and x not in languages), labels[0])
-            out.unlinked.add(i)
         else:
             continue
         if languages is not None and out.labels[i] not in languages:
             out.unreadable.append(i)
+            if link.index is None:
+                out.unlinked.add(i)
     if out.unreadable:
         if config.unreadable != "judge":
             out.not_judged = set(out.unreadable)
