@@ -35,7 +35,7 @@ def test_fingerprint_same_in_two_processes():
 def test_fingerprint_changes_with_config_and_version(monkeypatch):
     base = Hasher.hash(PresidioScrubber())
     assert Hasher.hash(PresidioScrubber()) == base
-    assert Hasher.hash(PresidioScrubber(operator="replace")) != base
+    assert Hasher.hash(PresidioScrubber(operator="mask")) != base
     assert Hasher.hash(PresidioScrubber(score_threshold=0.5)) != base
     assert Hasher.hash(PresidioScrubber(output_column="x")) != base
     assert Hasher.hash(LLMAnonymizer(rounds=3)) != Hasher.hash(LLMAnonymizer(rounds=2))

@@ -17,14 +17,26 @@ separate, as in Presidio. This module owns the parts that must be right for rese
   quasi-identifier of every MedQA vignette. :data:`AGE_PATTERNS` adds one (spaCy often tags
   "62-year-old" as DATE too; overlaps are resolved by the anonymizer).
 
-Operators: ``mask`` (default, the paper: every character of a span becomes ``*``), ``replace``
-(``<PERSON>``), ``hash`` (SHA-256 with a fixed salt, so equal values hash equally across records
-and runs), ``fake`` (a Faker value of the entity's kind, seeded per record; needs ``faker``).
+- **Presidio as its users write it.** Besides the shorthand options, the engine takes Presidio's own
+  configuration: ``nlp_configuration`` (the ``NlpEngineProvider`` dict: ``models``,
+  ``ner_model_configuration``; spaCy only, loaded without downloads), ``recognizers`` (extra
+  ``PatternRecognizer`` objects or their ``to_dict()`` dicts), ``operators`` (an ``anonymize()``
+  operators dict of ``OperatorConfig``), ``allow_list`` (``analyze()``'s), per-entity score thresholds, or
+  a user's ready ``AnalyzerEngine`` / ``AnonymizerEngine`` objects, used as they are.
+- **Units and abbreviations are not PII.** The small spaCy model tags "AI", "dB", "ECG" and the like as
+  organisations or places in some contexts; :data:`DEFAULT_ALLOW_LIST` (Presidio's ``allow_list``) keeps
+  them. Two-letter US state codes that are also abbreviations (CT, MD, PA, ...) are not in it.
+
+Operators: ``replace`` (default, Presidio's own: ``<PERSON>``), ``mask`` (every character of a span
+becomes ``*``, as the paper's Azure scrubbing shows it), ``hash`` (SHA-256 with a fixed salt, so equal
+values hash equally across records and runs), ``fake`` (a Faker value of the entity's kind, seeded per
+record; needs ``faker``), or Presidio's ``operators`` dict.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import random
 from dataclasses import dataclass
@@ -92,6 +104,17 @@ AGE_PATTERNS: tuple[tuple[str, str, float], ...] = (
 
 OPERATORS = ("mask", "replace", "hash", "fake")
 
+_EDGE_PUNCTUATION = " \t\n.,;:!?()[]{}'\""
+
+#: Tokens never scrubbed by default (Presidio's ``allow_list``, exact match of a detected span): units,
+#: and abbreviations of fields, tests and devices that the small spaCy model tags as organisations or
+#: places ("AI", "dB", "ECG"). None of them identifies a person. Pass ``allow_list=()`` for none.
+DEFAULT_ALLOW_LIST: tuple[str, ...] = (
+    "AI", "ML", "NLP", "LLM", "GPU", "CPU", "API", "SQL", "USB", "PDF", "FAQ",
+    "dB", "Hz", "kHz", "MHz", "GHz", "mL", "ml", "mg", "kg", "mcg", "mmHg", "cm", "mm", "km", "GB", "MB", "TB",
+    "BMI", "ECG", "EKG", "EEG", "MRI", "ICU", "HIV", "AIDS", "DNA", "RNA", "PCR", "COVID", "COVID-19", "IV",
+)
+
 #: Salt of the ``hash`` operator: fixed so one value hashes the same in every record and run
 #: (Presidio's own default salts randomly per entity, which makes outputs irreproducible).
 HASH_SALT = b"textleak-presidio-hash-salt-v1"
@@ -136,12 +159,68 @@ def _load_spacy(name: str) -> Any:
 
 
 def shared_engine(spacy_model: str | None = None, entities: Sequence[str] | None = None, score_threshold: float = 0.4,
-                  language: str = "en", batch_size: int = 32) -> "PresidioEngine":
-    """A loaded :class:`PresidioEngine`, one per configuration per process (models load once)."""
-    key = (spacy_model, tuple(entities) if entities is not None else None, float(score_threshold), language, int(batch_size))
+                  language: str = "en", batch_size: int = 32, **config: Any) -> "PresidioEngine":
+    """A loaded :class:`PresidioEngine`, one per configuration per process (models load once).
+    ``config``: the engine's plain (JSON) configuration options (allow_list, entity_thresholds,
+    recognizers as dicts, nlp_configuration)."""
+    key = (spacy_model, tuple(entities) if entities is not None else None, float(score_threshold), language, int(batch_size),
+           json.dumps(config, sort_keys=True, default=str))
     if key not in _ENGINES:
-        _ENGINES[key] = PresidioEngine(spacy_model, entities, score_threshold, language, batch_size).load()
+        _ENGINES[key] = PresidioEngine(spacy_model, entities, score_threshold, language, batch_size, **config).load()
     return _ENGINES[key]
+
+
+def recognizer_config(recognizer: Any) -> dict[str, Any]:
+    """A recognizer as Presidio's plain dict (``PatternRecognizer.to_dict``), for configs and fingerprints."""
+    if isinstance(recognizer, dict):
+        return dict(recognizer)
+    to_dict = getattr(recognizer, "to_dict", None)
+    if to_dict is None:
+        raise TypeError(f"a recognizer must be a PatternRecognizer or its dict, got {type(recognizer).__name__}")
+    out = to_dict()
+    out.pop("id", None)  # a random id per object would change the fingerprint of an equal recognizer
+    for pattern in out.get("patterns") or []:
+        if not isinstance(pattern, dict):
+            out["patterns"] = [p.to_dict() if hasattr(p, "to_dict") else p for p in out["patterns"]]
+            break
+    return json.loads(json.dumps(out, default=str))
+
+
+def operator_configs(operators: dict[str, Any] | None) -> dict[str, dict[str, Any]] | None:
+    """Presidio's operators dict (entity -> ``OperatorConfig``) as plain dicts ``{"operator_name", "params"}``,
+    so a scrubber's configuration pickles and fingerprints as data."""
+    if operators is None:
+        return None
+    out = {}
+    for entity, op in operators.items():
+        if isinstance(op, dict):
+            out[str(entity)] = {"operator_name": op["operator_name"] if "operator_name" in op else op["type"],
+                                "params": dict(op.get("params", {k: v for k, v in op.items() if k not in ("type", "operator_name")}))}
+        elif hasattr(op, "operator_name"):
+            out[str(entity)] = {"operator_name": op.operator_name, "params": dict(op.params or {})}
+        else:
+            raise TypeError(f"operators[{entity!r}] must be a presidio OperatorConfig or a dict, got {type(op).__name__}")
+    return out
+
+
+def describe_engine(engine: Any) -> dict[str, Any]:
+    """The configuration of a user's ``AnalyzerEngine`` or ``AnonymizerEngine``: what a scrubber built on it
+    pickles and fingerprints instead of the engine (its models are not data)."""
+    out: dict[str, Any] = {"class": f"{type(engine).__module__}.{type(engine).__qualname__}"}
+    if hasattr(engine, "registry"):  # an AnalyzerEngine
+        nlp = getattr(engine, "nlp_engine", None)
+        out["languages"] = list(getattr(engine, "supported_languages", []) or [])
+        out["default_score_threshold"] = getattr(engine, "default_score_threshold", None)
+        out["nlp_engine"] = {"class": type(nlp).__qualname__, "models": getattr(nlp, "models", None)}
+        out["recognizers"] = sorted(
+            (json.dumps({"class": type(r).__qualname__, "name": r.name, "entities": list(r.supported_entities),
+                         "language": r.supported_language, "version": getattr(r, "version", None),
+                         "patterns": [getattr(p, "regex", str(p)) for p in getattr(r, "patterns", []) or []],
+                         "deny_list": list(getattr(r, "deny_list", []) or [])}, sort_keys=True, default=str)
+             for r in engine.registry.recognizers))
+    if hasattr(engine, "get_anonymizers"):
+        out["operators"] = sorted(engine.get_anonymizers())
+    return out
 
 
 @dataclass(frozen=True)
@@ -196,8 +275,13 @@ def _quiet_other_language_recognizers() -> None:
 class PresidioEngine:
     """Presidio analyzer + anonymizer with an explicitly loaded spaCy model. Built lazily on first use.
 
-    ``entities=None`` means :data:`DEFAULT_ENTITIES`; ``score_threshold`` drops weaker detections
-    (0.4, as Staab et al.'s Azure baseline).
+    ``entities=None`` means :data:`DEFAULT_ENTITIES` (with a user's ``analyzer``: every entity it
+    knows, as Presidio does); ``score_threshold`` drops weaker detections (0.4, as Staab et al.'s
+    Azure baseline) and ``entity_thresholds`` ({"ORGANIZATION": 0.9}) raises it per entity;
+    ``allow_list`` (default :data:`DEFAULT_ALLOW_LIST`) is never scrubbed; ``recognizers`` (dicts or
+    ``PatternRecognizer`` objects) join the registry; ``nlp_configuration`` is Presidio's NLP engine
+    configuration (spaCy models, loaded without downloads, and ``ner_model_configuration``);
+    ``analyzer`` / ``anonymizer`` are a user's own engines, used as they are.
     """
 
     def __init__(
@@ -207,48 +291,84 @@ class PresidioEngine:
         score_threshold: float = 0.4,
         language: str = "en",
         batch_size: int = 32,
+        allow_list: Sequence[str] | None = DEFAULT_ALLOW_LIST,
+        entity_thresholds: dict[str, float] | None = None,
+        recognizers: Sequence[Any] | None = None,
+        nlp_configuration: dict[str, Any] | None = None,
+        analyzer: Any = None,
+        anonymizer: Any = None,
     ):
         self.spacy_model = spacy_model
-        self.entities = list(entities) if entities is not None else list(DEFAULT_ENTITIES)
+        self._entities_given = entities is not None
+        self.entities = list(entities) if entities is not None else (None if analyzer is not None else list(DEFAULT_ENTITIES))
         self.score_threshold = float(score_threshold)
         self.language = language
         self.batch_size = int(batch_size)
-        self._analyzer = None
-        self._anonymizer = None
+        self.allow_list = list(allow_list or [])
+        self.entity_thresholds = {str(k): float(v) for k, v in (entity_thresholds or {}).items()}
+        self.recognizers = list(recognizers or [])
+        self.nlp_configuration = dict(nlp_configuration) if nlp_configuration else None
+        self._analyzer = analyzer
+        self._anonymizer = anonymizer
+        self._user_analyzer = analyzer is not None
         self._model_name: str | None = None
 
     # ---- construction ----------------------------------------------------------------------------
+    def _nlp_engine(self) -> tuple[Any, str]:
+        """The spaCy NLP engine (ours, or from ``nlp_configuration``), its model loaded by us."""
+        from presidio_analyzer.nlp_engine import NerModelConfiguration, SpacyNlpEngine
+
+        conf = self.nlp_configuration or {}
+        if conf.get("nlp_engine_name", "spacy") != "spacy":
+            raise ValueError(f"nlp_configuration: only the spaCy NLP engine is supported (models load without downloads), "
+                             f"got {conf.get('nlp_engine_name')!r}")
+        models = [m for m in conf.get("models", []) if m.get("lang_code", self.language) == self.language]
+        name = resolve_spacy_model(models[0]["model_name"] if models else self.spacy_model)
+        ner = conf.get("ner_model_configuration")
+        ner_config = NerModelConfiguration.from_dict(ner) if ner else NerModelConfiguration(
+            model_to_presidio_entity_mapping=dict(SPACY_TO_PRESIDIO), labels_to_ignore=list(SPACY_LABELS_IGNORED))
+        logger.info("Presidio: loading spaCy model %s", name)
+        nlp_engine = SpacyNlpEngine(models=[{"lang_code": self.language, "model_name": name}], ner_model_configuration=ner_config)
+        # load the model ourselves: SpacyNlpEngine.load() would try spacy.cli.download on a miss
+        nlp_engine.nlp = {self.language: _load_spacy(name)}
+        return nlp_engine, name
+
     def load(self) -> "PresidioEngine":
+        if self._user_analyzer:  # the user's engine, as it is
+            if self._anonymizer is None:
+                from presidio_anonymizer import AnonymizerEngine
+
+                self._anonymizer = AnonymizerEngine()
+            if self._model_name is None:
+                models = getattr(self._analyzer.nlp_engine, "models", None) or [{}]
+                self._model_name = str(models[0].get("model_name", "user analyzer"))
+            return self
         if self._analyzer is not None:
             return self
         _quiet_other_language_recognizers()
-        from presidio_analyzer import AnalyzerEngine, RecognizerRegistry
-        from presidio_analyzer.nlp_engine import NerModelConfiguration, SpacyNlpEngine
+        from presidio_analyzer import AnalyzerEngine, PatternRecognizer, RecognizerRegistry
         from presidio_anonymizer import AnonymizerEngine
 
-        name = resolve_spacy_model(self.spacy_model)
-        logger.info("Presidio: loading spaCy model %s", name)
-        nlp_engine = SpacyNlpEngine(
-            models=[{"lang_code": self.language, "model_name": name}],
-            ner_model_configuration=NerModelConfiguration(
-                model_to_presidio_entity_mapping=dict(SPACY_TO_PRESIDIO), labels_to_ignore=list(SPACY_LABELS_IGNORED)
-            ),
-        )
-        # load the model ourselves: SpacyNlpEngine.load() would try spacy.cli.download on a miss
-        nlp_engine.nlp = {self.language: _load_spacy(name)}
+        nlp_engine, name = self._nlp_engine()
         registry = RecognizerRegistry(supported_languages=[self.language])
         registry.load_predefined_recognizers(languages=[self.language], nlp_engine=nlp_engine)
         registry.remove_recognizer("EmailRecognizer")
         registry.add_recognizer(_offline_email_recognizer())
         registry.add_recognizer(_age_recognizer())
+        for recognizer in self.recognizers:
+            registry.add_recognizer(PatternRecognizer.from_dict(recognizer) if isinstance(recognizer, dict) else recognizer)
         unknown = sorted(set(self.entities) - set(registry.get_supported_entities([self.language])))
-        if unknown:
+        if unknown and not self._entities_given and self.nlp_configuration:  # the user's NER mapping leaves some defaults out
+            logger.info("Presidio: the NLP configuration maps no label to %s; those default entities are not scrubbed", unknown)
+            self.entities = [e for e in self.entities if e not in unknown]
+        elif unknown:
             raise ValueError(f"Presidio has no recognizer for entities {unknown}; known: {sorted(registry.get_supported_entities([self.language]))}")
         self._analyzer = AnalyzerEngine(
             nlp_engine=nlp_engine, registry=registry, supported_languages=[self.language],
             default_score_threshold=self.score_threshold,
         )
-        self._anonymizer = AnonymizerEngine()
+        if self._anonymizer is None:
+            self._anonymizer = AnonymizerEngine()
         self._model_name = name
         return self
 
@@ -257,8 +377,14 @@ class PresidioEngine:
         return self.load()._model_name or ""
 
     # ---- find ------------------------------------------------------------------------------------
-    def _to_spans(self, results: Iterable[Any]) -> list[Span]:
-        spans = [Span(r.start, r.end, r.entity_type, float(r.score)) for r in results]
+    def _to_spans(self, results: Iterable[Any], text: str) -> list[Span]:
+        """Spans above their entity's threshold whose text is not on the allow list. The allow list is
+        matched like Presidio's exact ``allow_list``, but on the span without surrounding punctuation: the
+        small spaCy model returns "dB." for the "dB" that ends a sentence."""
+        allowed = set(self.allow_list)
+        spans = [Span(r.start, r.end, r.entity_type, float(r.score)) for r in results
+                 if float(r.score) >= self.entity_thresholds.get(r.entity_type, 0.0)
+                 and text[r.start:r.end].strip(_EDGE_PUNCTUATION) not in allowed]
         return sorted(spans, key=lambda s: (s.start, -s.end, s.entity_type))
 
     def analyze(self, texts: Sequence[str]) -> list[list[Span]]:
@@ -272,20 +398,22 @@ class PresidioEngine:
                 text=text, language=self.language, entities=self.entities,
                 score_threshold=self.score_threshold, nlp_artifacts=nlp_artifacts,
             )
-            out.append(self._to_spans(results))
+            out.append(self._to_spans(results, text))
         return out
 
     def analyze_one(self, text: str) -> list[Span]:
         """Entities of one text (spaCy called on it alone): the unbatched path."""
         self.load()
         results = self._analyzer.analyze(
-            text=text, language=self.language, entities=self.entities, score_threshold=self.score_threshold
+            text=text, language=self.language, entities=self.entities, score_threshold=self.score_threshold,
         )
-        return self._to_spans(results)
+        return self._to_spans(results, text)
 
     # ---- act -------------------------------------------------------------------------------------
-    def anonymize(self, text: str, spans: Sequence[Span], operator: str = "mask", seed: int = 0) -> str:
-        """Apply ``operator`` to the spans (overlaps resolved by Presidio's anonymizer)."""
+    def anonymize(self, text: str, spans: Sequence[Span], operator: str = "replace", seed: int = 0,
+                  operators: dict[str, Any] | None = None) -> str:
+        """Apply ``operator`` to the spans (overlaps resolved by Presidio's anonymizer); ``operators``
+        (Presidio's entity -> ``OperatorConfig`` dict, or its plain-dict form) takes precedence."""
         from presidio_analyzer import RecognizerResult
         from presidio_anonymizer.entities import OperatorConfig
 
@@ -293,7 +421,10 @@ class PresidioEngine:
         if not spans:
             return text
         results = [RecognizerResult(s.entity_type, s.start, s.end, s.score) for s in spans]
-        if operator == "mask":
+        if operators is not None:
+            ops = {k: OperatorConfig(v["operator_name"], dict(v.get("params") or {}))
+                   for k, v in (operator_configs(operators) or {}).items()}
+        elif operator == "mask":
             ops = {"DEFAULT": OperatorConfig("mask", {"masking_char": "*", "chars_to_mask": len(text) + 1, "from_end": False})}
         elif operator == "replace":
             ops = {t: OperatorConfig("replace", {"new_value": f"<{t}>"}) for t in {s.entity_type for s in spans}}
