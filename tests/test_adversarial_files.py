@@ -209,6 +209,15 @@ def test_jsonl_strings_holding_line_separators_are_read(tmp_path, originals):
     assert code == 0
 
 
+def test_records_holding_line_separators_can_be_labelled(tmp_path, capsys):
+    """textleak label read evaluate's records-*.jsonl with str.splitlines too: a claim holding U+2028
+    (written raw) broke the file into invalid lines."""
+    odd = _jsonl(tmp_path / "a.jsonl", [{"id": f"r{i}", "text": t.replace(". ", ".\u2028", 1)} for i, t in enumerate(RECORDS)])
+    code, _ = _evaluate(tmp_path, "--originals", odd, "--sanitized", odd)
+    assert code == 0 and "\u2028" in next((tmp_path / "out").glob("records-*.jsonl")).read_text(encoding="utf-8")
+    assert main(["label", str(tmp_path / "out"), "--plan"]) == 0
+
+
 def test_study_config_flag_reads_the_yaml_file(tmp_path, monkeypatch):
     """Before: `textleak study --config study.yaml` put the YAML path into the dataset-config field."""
     import textleak.study

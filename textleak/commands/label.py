@@ -107,7 +107,7 @@ class Session:
     def open(cls, run: Run, n: int, seed: int) -> "Session":
         from textleak.leakage.labels import draw_sample, judged_claims, read_labels
 
-        records = [json.loads(line) for line in run.records_path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        records = [json.loads(line) for line in run.records_path.read_text(encoding="utf-8").split("\n") if line.strip()]
         claims = judged_claims(records, run.unparsed)
         if not claims:
             raise ValueError(f"{run.records_path}: no judged claim to label")
@@ -259,7 +259,7 @@ def run(args: argparse.Namespace) -> int:
 
     target = choose_run(find_runs(args.output_dir), args.sanitizer)
     if args.plan:
-        records = [json.loads(line) for line in target.records_path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        records = [json.loads(line) for line in target.records_path.read_text(encoding="utf-8").split("\n") if line.strip()]
         print(format_plan(plan(judged_claims(records, target.unparsed), sizes=(25, 50, 100, 200, 400, 800)), args.width))
         return 0
     session = Session.open(target, args.n, args.seed)
