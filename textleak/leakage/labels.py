@@ -38,7 +38,7 @@ RUBRIC = {
 }
 MIN_PER_RATING = 10  # labels drawn in each judge rating (fewer when the rating holds fewer claims)
 # The standard deviation of (label - judge score) within a judge rating, measured with the default NLI
-# judge on the hand-labelled held-out sets: 0.24 to 0.34 (benchmarks/ppi_coverage.py, docs/ppi.md); --plan's typical case.
+# judge on the hand-labelled held-out sets: 0.25 to 0.37 (benchmarks/ppi_coverage.py, docs/ppi.md); --plan's typical case.
 TYPICAL_RESIDUAL_SD = 0.33
 WORST_RESIDUAL_SD = 0.5  # no [0, 1] score varies more
 
