@@ -109,11 +109,15 @@ def judge_only_ci(f: np.ndarray, alpha: float) -> tuple[float, float]:
 
 def simulate(f: np.ndarray, y: np.ndarray, rating: np.ndarray, n: int, draws: int, alpha: float, seed: int) -> dict:
     """``draws`` random labelled samples of size ``n``: coverage and error of PPI++, classical and judge-only."""
+    from textleak.leakage.labels import allocate
     from textleak.leakage.ppi import classical_mean, ppi_mean, stratified_ppi_mean
 
     truth = float(y.mean())
     rng = np.random.default_rng(seed)
-    rows = {k: {"cover": [], "err": [], "width": []} for k in ("ppi++", "ppi (lambda=1)", "stratified ppi++", "labels only")}
+    rows = {k: {"cover": [], "err": [], "width": []} for k in ("ppi++", "ppi (lambda=1)", "stratified ppi++", "stratified ppi++ (label's draw)",
+                                                              "labels only")}
+    ratings, counts = np.unique(rating, return_counts=True)
+    by_rating = {int(s): np.flatnonzero(rating == s) for s in ratings}
     for _ in range(draws):
         idx = rng.choice(y.size, size=n, replace=False)
         mask = np.zeros(y.size, dtype=bool)
@@ -127,6 +131,12 @@ def simulate(f: np.ndarray, y: np.ndarray, rating: np.ndarray, n: int, draws: in
             results["stratified ppi++"] = stratified_ppi_mean(f, rating, mask, y[mask], alpha=alpha)
         except ValueError:  # a rating with fewer than 2 labels in this draw (only with simple random draws)
             pass
+        # the draw textleak label makes: within each judge rating (every claim weighs the same here)
+        alloc = allocate({int(s): c / y.size for s, c in zip(ratings, counts)}, {int(s): int(c) for s, c in zip(ratings, counts)}, n)
+        strat = np.zeros(y.size, dtype=bool)
+        for s, k in alloc.items():
+            strat[rng.choice(by_rating[s], size=k, replace=False)] = True
+        results["stratified ppi++ (label's draw)"] = stratified_ppi_mean(f, rating, strat, y[strat], alpha=alpha)
         for k, r in results.items():
             rows[k]["cover"].append(r.ci[0] <= truth <= r.ci[1])
             rows[k]["err"].append(r.estimate - truth)
@@ -171,7 +181,7 @@ def plot(report: dict, path: Path) -> None:
     import matplotlib.pyplot as plt
 
     names = list(report["sets"])
-    methods = ["judge alone", "labels only", "ppi (lambda=1)", "ppi++", "stratified ppi++"]
+    methods = ["judge alone", "labels only", "ppi (lambda=1)", "ppi++", "stratified ppi++", "stratified ppi++ (label's draw)"]
     fig, axes = plt.subplots(1, 2, figsize=(11, 3.8))
     width = 0.8 / len(methods)
     for j, m in enumerate(methods):

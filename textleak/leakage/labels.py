@@ -260,7 +260,8 @@ def format_corrected(c: dict[str, Any]) -> str:
     return (f"semantic privacy {c['semantic_privacy']:.2f} [{ci[0]:.2f}, {ci[1]:.2f}] with {c['n_labels']} labels "
             f"(judge alone {j['semantic_privacy']:.2f}{jci})\n"
             f"judge on these labels: Spearman {a['spearman']:.2f}, accuracy {a['accuracy']:.2f}, lean {lean:+.3f} "
-            f"(its mean score {'above' if lean > 0 else 'below'} the labels'), confusion rows label 1/2/3 x judge 1/2/3: {conf}")
+            f"(its mean score {'above' if lean >= 0.0005 else 'below' if lean <= -0.0005 else 'at'} the labels'), "
+            f"confusion rows label 1/2/3 x judge 1/2/3: {conf}")
 
 
 def plan(claims: Sequence[JudgedClaim], sizes: Sequence[int] = (50, 100, 200, 400), alpha: float = 0.05) -> list[dict[str, Any]]:
