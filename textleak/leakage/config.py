@@ -86,6 +86,9 @@ class LeakageConfig:
     batch_size: int | None = field(default=None, metadata={
         "help": "batch size of the judge's and the dense linker's model (their default when unset)"})
     device: str | None = field(default=None, metadata={"help": "device of the judge's and the dense linker's model (cpu, cuda, ...)"})
+    max_record_chars: int = field(default=500_000, metadata={
+        "help": "refuse, with one line naming it, any original or sanitized record longer than this many characters: "
+                "the judge and the lexical baseline take time growing with a record's length (0: no limit)"})
     judge_batch_records: int = field(default=64, metadata={
         "help": "records judged per call; each finished call is cached, so an interrupted run resumes", "cli": False})
     use_cache: bool = field(default=True, metadata={
@@ -111,6 +114,8 @@ class LeakageConfig:
                 raise TypeError(f"{name} must be a dict, got {type(getattr(self, name)).__name__}")
         if isinstance(self.max_unparsed_share, bool) or not isinstance(self.max_unparsed_share, (int, float)) or not 0 <= self.max_unparsed_share <= 1:
             raise ValueError(f"max_unparsed_share must be a number in [0, 1], got {self.max_unparsed_share!r}")
+        if isinstance(self.max_record_chars, bool) or not isinstance(self.max_record_chars, int) or self.max_record_chars < 0:
+            raise ValueError(f"max_record_chars must be an integer >= 0 (0: no limit), got {self.max_record_chars!r}")
         self.linkage_ks = tuple(int(x) for x in self.linkage_ks)
 
     def replace(self, **changes: Any) -> "LeakageConfig":

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from textleak.leakage.config import LeakageConfig
+from textleak.leakage.limits import check_record_sizes
 from textleak.sanitize.run import released_texts
 from textleak.text.normalize import normalize_text
 
@@ -110,6 +111,7 @@ def prepare_inputs(originals: Sequence[str], sanitized: Sequence[str | None], or
         dup = next(x for x in ids if ids.count(x) > 1)
         raise ValueError(f"original id {dup!r} appears more than once")
     sanitized_ids = check_ids(sanitized_ids, "sanitized ids", len(sanitized))
+    check_record_sizes(originals, sanitized, ids, sanitized_ids, config.max_record_chars)
     mode = resolve_alignment(config.alignment, len(originals), len(sanitized), sanitized_ids)
     if config.normalize:
         originals = [normalize_text(t) for t in originals]

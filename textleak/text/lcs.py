@@ -18,9 +18,24 @@ class LCSIndex:
     __slots__ = ("masks", "full", "length")
 
     def __init__(self, tokens: Sequence[str]):
-        masks: dict[str, int] = {}
+        # one mask per distinct token, each built once (OR-ing 1 << i into a growing integer for every
+        # token made building the index quadratic in its length: seconds for a 2 MB record)
+        positions: dict[str, list[int]] = {}
         for i, tok in enumerate(tokens):
-            masks[tok] = masks.get(tok, 0) | (1 << i)
+            positions.setdefault(tok, []).append(i)
+        nbytes = (len(tokens) + 7) // 8
+        masks: dict[str, int] = {}
+        for tok, pos in positions.items():
+            if len(pos) <= 8:
+                mask = 0
+                for i in pos:
+                    mask |= 1 << i
+            else:
+                buf = bytearray(nbytes)
+                for i in pos:
+                    buf[i >> 3] |= 1 << (i & 7)
+                mask = int.from_bytes(buf, "little")
+            masks[tok] = mask
         self.masks = masks
         self.full = (1 << len(tokens)) - 1
         self.length = len(tokens)
@@ -37,8 +52,13 @@ class LCSIndex:
 
 
 def lcs_length(a: Sequence[str], b: Sequence[str]) -> int:
-    """Length of the longest common subsequence (bit-parallel, O(min(len)) big-integer operations)."""
+    """Length of the longest common subsequence (bit-parallel: one big-integer step per token of one
+    sequence, on integers as wide as the other). The longer sequence is indexed, unless it is much
+    longer than the other: then the shorter is, so a short record against a huge one costs time
+    linear in the huge one (one narrow step per token), not the square of it."""
     if len(a) < len(b):
+        a, b = b, a
+    if len(a) > 64 * max(1, len(b)):
         a, b = b, a
     return LCSIndex(a).lcs(b)
 

@@ -3,7 +3,7 @@
 
 :func:`find_quantities` finds numbers with a unit in a text and gives each its value in one canonical
 unit per dimension (temperature in C, mass in kg, length in m, time spans in days, volume in L,
-money in its currency). :func:`same_quantity` compares two of them with the rounding a reader
+data sizes in bytes, money in its currency). :func:`same_quantity` compares two of them with the rounding a reader
 allows (1.5%, or the last written digit). :func:`rewrite_units` rewrites a text's quantities into
 the units of given reference quantities when they state the same amount, so a judge that compares
 words and numbers sees "38.5 C" where the released text wrote "101.3 F". One table of units lives
@@ -13,6 +13,7 @@ here; the judges read quantities only through this module.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterable, Sequence
@@ -49,12 +50,21 @@ _add("volume", 1.0, "l", "liter", "liters", "litre", "litres")
 _add("volume", 0.001, "ml", "milliliter", "milliliters", "millilitre", "millilitres", "cc")
 _add("temperature", 1.0, "c", "°c", "celsius", "degc", "degrees c", "degrees celsius", "° c")
 _add("temperature", 1.0, "f", "°f", "fahrenheit", "degf", "degrees f", "degrees fahrenheit", "° f")
+_add("data", 1.0, "b", "byte", "bytes")
+_add("data", 1e3, "kb", "kilobyte", "kilobytes")
+_add("data", 1e6, "mb", "megabyte", "megabytes")
+_add("data", 1e9, "gb", "gigabyte", "gigabytes")
+_add("data", 1e12, "tb", "terabyte", "terabytes")
+_add("data", 2.0 ** 10, "kib", "ki")
+_add("data", 2.0 ** 20, "mib", "mi")
+_add("data", 2.0 ** 30, "gib", "gi")
+_add("data", 2.0 ** 40, "tib", "ti")
 # lab units where the analyte does not change the factor
 _add("mass_concentration", 10.0, "g/dl")
 _add("mass_concentration", 1.0, "g/l")
 _CURRENCY = {"$": "usd", "usd": "usd", "dollars": "usd", "dollar": "usd", "£": "gbp", "gbp": "gbp", "pounds sterling": "gbp",
              "€": "eur", "eur": "eur", "euros": "eur", "euro": "eur", "¥": "jpy", "₹": "inr", "inr": "inr", "rupees": "inr"}
-_AMBIGUOUS_AFTER_SPACE = frozenset({"in", "s", "d", "y", "h", "st", "mo", "l"})
+_AMBIGUOUS_AFTER_SPACE = frozenset({"in", "s", "d", "y", "h", "st", "mo", "l", "b", "mi", "ki", "gi", "ti"})
 _MULTIPLIER = {"k": 1e3, "thousand": 1e3, "m": 1e6, "mn": 1e6, "million": 1e6, "bn": 1e9, "billion": 1e9}
 
 _NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+"
@@ -96,19 +106,35 @@ def _canonical_unit(unit: str) -> str:
             "degrees fahrenheit": "f", "fahrenheit": "f", "degf": "f"}.get(u, u)
 
 
+def _merged(intervals: list[tuple[int, int]]) -> tuple[list[int], list[int]]:
+    """Starts and ends of the union of ``[a, b)`` intervals, sorted and disjoint (for bisection)."""
+    starts: list[int] = []
+    ends: list[int] = []
+    for a, b in sorted(intervals):
+        if starts and a <= ends[-1]:
+            ends[-1] = max(ends[-1], b)
+        else:
+            starts.append(a)
+            ends.append(b)
+    return starts, ends
+
+
 @lru_cache(maxsize=65536)
 def find_quantities(text: str) -> tuple[Quantity, ...]:
     """Every number with a known unit in ``text`` (feet-and-inches and money included), in order."""
     out: list[Quantity] = []
-    taken: list[tuple[int, int]] = []
+    starts: list[int] = []  # feet-and-inches matches: in order and disjoint, so one bisection finds the one
+    ends: list[int] = []    # that could hold a position (a scan of all of them made long texts quadratic)
     for m in _FEET_INCHES.finditer(text):
         feet, inches = float(m.group(1)), float(m.group(2))
         if inches >= 12:
             continue
         out.append(Quantity(m.start(), m.end(), m.group(0), feet * 0.3048 + inches * 0.0254, "length", "ft-in", 0))
-        taken.append((m.start(), m.end()))
+        starts.append(m.start())
+        ends.append(m.end())
     for m in _QUANTITY.finditer(text):
-        if any(a <= m.start() < b for a, b in taken):
+        k = bisect_right(starts, m.start()) - 1
+        if k >= 0 and m.start() < ends[k]:
             continue
         unit = _canonical_unit(m.group(2))
         if unit not in _UNITS:
@@ -125,9 +151,10 @@ def find_quantities(text: str) -> tuple[Quantity, ...]:
             # "3 in the morning", "at 2 s", "5 d": a one-letter or word unit after a space is not a unit
             continue
         out.append(Quantity(m.start(), m.end(), m.group(0), value, dimension, unit, decimals))
-        taken.append((m.start(), m.end()))
+    starts, ends = _merged([(q.start, q.end) for q in out])
     for m in _MONEY.finditer(text):
-        if any(a <= m.start() < b for a, b in taken):
+        k = bisect_right(starts, m.start()) - 1
+        if k >= 0 and m.start() < ends[k]:
             continue
         if m.group(1):
             symbol, number, mult = m.group(1), m.group(2), m.group(3)
@@ -145,9 +172,12 @@ def find_quantities(text: str) -> tuple[Quantity, ...]:
 
 def same_quantity(a: Quantity, b: Quantity, rel: float = 0.015) -> bool:
     """Whether two quantities state the same amount: same dimension, values within ``rel`` of each
-    other or within the rounding of the less precise of the two as written."""
+    other or within the rounding of the less precise of the two as written (data sizes: 1 GB and
+    1 GiB are read as the same, as people write them)."""
     if a.dimension != b.dimension:
         return False
+    if a.dimension == "data":
+        rel = 0.075
     if a.value == b.value:
         return True
     scale = max(abs(a.value), abs(b.value))

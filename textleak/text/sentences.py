@@ -19,6 +19,18 @@ _NUMBER_BEFORE = re.compile(r"\d\s*$")
 _WORD_BEFORE = re.compile(r"([A-Za-z][A-Za-z.]*|)[\"')\]]*$")
 
 
+_WINDOW = 100  # characters before a period searched for its word
+
+
+def _number_before(line: str, end: int) -> bool:
+    """Whether ``line[:end]`` ends with a digit and optional whitespace (``_NUMBER_BEFORE``), in time
+    proportional to the whitespace walked over, not to ``end``."""
+    k = end
+    while k > 0 and line[k - 1].isspace():
+        k -= 1
+    return k > 0 and _NUMBER_BEFORE.match(line[k - 1]) is not None
+
+
 def _line_boundaries(line: str, lowercase_starts: bool = False) -> list[tuple[int, int]]:
     """(start, end) of each sentence candidate in one line, before trimming whitespace."""
     out, start = [], 0
@@ -28,11 +40,13 @@ def _line_boundaries(line: str, lowercase_starts: bool = False) -> list[tuple[in
             if "." in before or (before[:1].isupper() and len(before) <= 4) or (m.start(1) > 0 and line[m.start(1) - 1] in ".!?"):
                 continue  # "Ph.D. in", "Corp. reported", "Mrs. lee", "... and", "??? secret": no sentence ends there
         if m.group(1) == ".":
-            word = _ABBREVIATION_BEFORE.search(line[: m.start(1) + 1])
+            # the word before the period, looked for in a bounded window (a search over the whole line
+            # prefix made one long line cost quadratic time); a word longer than the window is no abbreviation
+            word = _ABBREVIATION_BEFORE.search(line, max(0, m.start(1) - _WINDOW), m.start(1) + 1)
             if word:
                 w = word.group(1).lower()
                 # a single letter is an initial ("J. Smith"), unless it is a unit after a number ("38.5 C.")
-                initial = len(w) == 1 and w.isalpha() and not _NUMBER_BEFORE.search(line[: word.start(1)])
+                initial = len(w) == 1 and w.isalpha() and not _number_before(line, word.start(1))
                 if w in _ABBREVIATIONS or initial:
                     continue
         out.append((start, m.end(2)))
