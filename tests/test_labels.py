@@ -228,3 +228,18 @@ def test_an_unparsed_claim_stays_leaked_whatever_its_label(caplog):
     assert more["n_on_unparsed"] == 6 and any("could not rate" in r.getMessage() for r in caplog.records)
     drawn = draw_sample(claims, 100, 0)  # unparsed claims are never drawn: only rated claims are labelled
     assert len(drawn) == 18 and not any(c.fixed for c in drawn)
+
+
+def test_a_study_folder_is_found_per_sanitizer(tmp_path, report):
+    """textleak study writes <sanitizer>/records.jsonl and report.json: each is a set to label, its labels beside it."""
+    from textleak.commands.label import Session, choose_run, find_runs
+
+    for name in ("presidio", "remove_all"):
+        report.write(tmp_path / name)
+    runs = find_runs(tmp_path)
+    assert [r.name for r in runs] == ["presidio", "remove_all"]
+    run = choose_run(runs, "presidio")
+    assert run.labels_path == tmp_path / "presidio" / "labels.jsonl" and run.unparsed == "leak"
+    assert len(Session.open(run, 20, 0).items) == 20
+    with pytest.raises(ValueError, match="no sanitized set 'nope'"):
+        choose_run(runs, "nope")
