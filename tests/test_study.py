@@ -83,8 +83,10 @@ def test_study_command_prints_table_and_writes_report(tmp_path, capsys):
     text = capsys.readouterr().out
     lines = [l for l in text.splitlines() if l.startswith(("identity", "remove_all"))]
     assert lines[0].split()[0] == "identity" and lines[1].split()[1] == "1.000"
-    for name in ("report.html", "privacy_utility.png", "summary.csv", "study.json", "config.json"):
+    for name in ("report.html", "summary.csv", "study.json", "config.json"):
         assert (out / name).exists(), name
+    # --no-utility: no empty privacy-vs-utility frame on the page (issue 28, item 4)
+    assert not (out / "privacy_utility.png").exists() and "fig-privacy-utility" not in (out / "report.html").read_text()
 
 
 def test_study_config_yaml_rejects_unknown_keys(tmp_path):
@@ -105,7 +107,8 @@ def test_study_report_drilldown_in_browser(tmp_path):
     run_study(cfg, progress=False)
     with chromium() as driver:
         driver.get((tmp_path / "b" / "report.html").as_uri())
-        assert driver.execute_script("return document.getElementById('fig-privacy-utility').naturalWidth") > 200
+        # utility=False: the page has no (empty) privacy-utility plot (issue 28, item 4)
+        assert driver.execute_script("return document.getElementById('fig-privacy-utility')") is None
         record = driver.find_elements("css selector", "div.records[data-sanitizer='identity'] details.record")[0]
         record.find_element("tag name", "summary").click()
         claims = record.find_elements("css selector", "ul.claims li.claim")

@@ -47,6 +47,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     o.add_argument("--output", default="textleak-evaluate", help="output folder (default: ./textleak-evaluate)")
     o.add_argument("--labels", default=None, help="hand labels of judged claims (written by textleak label, JSONL or CSV): also report "
                    "semantic privacy corrected by prediction-powered inference, with its interval and the judge's agreement")
+    o.add_argument("--html", action="store_true", help="also write report.html (the study's report page: summary, plots, "
+                   "per-record drill-down, settings) to --output")
     o.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="progress bars on stderr with counts, rates and time left (default: on when stderr is a terminal and CI "
                         "is unset; TEXTLEAK_PROGRESS=1/0 overrides); --no-progress turns them off")
@@ -234,6 +236,7 @@ def run(args: argparse.Namespace) -> int:
     config = from_args(LeakageConfig, args, empty_originals="skip" if args.skip_empty_originals else "error", progress=progress)
     out_dir = make_private_dir(args.output)
     rows = []
+    drill: dict[str, list[dict[str, Any]]] = {}  # records for the --html page
     for name, san_texts, src_ids in runs:
         # a failed or null sanitized record follows --missing: by default it counts as released unsanitized
         report = evaluate_leakage(texts, san_texts, config, original_ids=ids, sanitized_ids=src_ids)
@@ -260,11 +263,18 @@ def run(args: argparse.Namespace) -> int:
             report_utility = None
         safe = "".join(ch if ch.isalnum() or ch in "-_+." else "_" for ch in name)
         report.write_records(out_dir / f"records-{safe}.jsonl")
+        if args.html:
+            drill[name] = [r.to_dict() for r in report.records]
         row = {"sanitizer": name, **report.summary(), "records_file": f"records-{safe}.jsonl"}
         if report_utility is not None:
             row["utility"] = report_utility
         rows.append(row)
     write_json(out_dir / "report.json", {"originals": originals_source, "n_originals": len(texts), "results": rows})
+    if args.html:
+        from textleak.report.evaluate_page import write_evaluate_report
+
+        page = write_evaluate_report(out_dir, originals_source, texts, rows, drill)
+        logger.info("report page: %s", page["html"])
     print(format_table(rows))
     if rows:
         r0 = rows[0]
