@@ -243,3 +243,23 @@ def test_a_study_folder_is_found_per_sanitizer(tmp_path, report):
     assert len(Session.open(run, 20, 0).items) == 20
     with pytest.raises(ValueError, match="no sanitized set 'nope'"):
         choose_run(runs, "nope")
+
+
+def test_study_reads_the_labels_beside_its_records_into_report_html(tmp_path):
+    """A study folder labelled with textleak label: the next (resumed) study run reports the corrected
+    figure and the judge's agreement, in its rows and in report.html."""
+    from textleak.commands.label import Session, choose_run, find_runs
+    from textleak.leakage import LeakageConfig
+    from textleak.study import StudyConfig, run_study
+
+    cfg = StudyConfig(dataset="demo", limit=12, sanitizers=["identity"], utility=False, linkage_ablation=False,
+                      output=str(tmp_path / "s"), leakage=LeakageConfig(judge="lexical", bootstrap=100))
+    first = run_study(cfg, progress=False)["rows"][0]
+    assert first["labelled"] is None
+    session = Session.open(choose_run(find_runs(tmp_path / "s"), "identity"), 30, 0)
+    for k, c in enumerate(session.items):
+        session.set(c.key, 3 if k % 2 else c.rating)  # a labeller who finds half the claims unsupported
+    row = run_study(cfg, progress=False)["rows"][0]
+    assert row["labelled"]["n_labels"] == 30 and row["labelled"]["semantic_privacy"] > first["semantic_privacy"]
+    page = (tmp_path / "s" / "report.html").read_text()
+    assert "Corrected by hand labels" in page and "id='labelled'" in page

@@ -223,25 +223,6 @@ li.leak .badge{background:#c0392b} li.partial .badge{background:#e67e22} li.safe
 """
 
 
-def has_utility(rows: list[dict[str, Any]]) -> bool:
-    """Whether any row has a utility figure to plot."""
-    return any(r.get("utility") is not None for r in rows)
-
-
-def _privacy_utility_section(imgs: dict[str, str]) -> str:
-    if "privacy_utility" not in imgs:
-        return ""
-    return ("<h2>Privacy against utility</h2>\n<figure><img id=\"fig-privacy-utility\" alt=\"privacy-utility scatter\" "
-            f"src=\"{imgs['privacy_utility']}\"></figure>\n")
-
-
-def _linkage_section(rows: list[dict[str, Any]]) -> str:
-    """The ablation table, when one was run (its entry for the report's own strategy is the summary's figure)."""
-    if not any(r.get("linkage") for r in rows):
-        return ""
-    return f"<h2>Linkage with first / random / last three claims</h2>{_linkage_table(rows)}"
-
-
 def _judge_line(judge: dict[str, Any] | None) -> str:
     """The judge and its measured agreement, for the report's header."""
     if not judge:
@@ -250,6 +231,27 @@ def _judge_line(judge: dict[str, Any] | None) -> str:
 
     return (f"<br>judge <b id='judge-name'>{html.escape(str(judge.get('name', '?')))}</b> "
             f"({html.escape(measured_agreement(judge))})")
+
+
+def _labels_section(rows: list[dict[str, Any]]) -> str:
+    """Semantic privacy corrected by hand labels (``textleak label``; docs/ppi.md) beside the judge alone,
+    and the judge's agreement on those labels: how far to trust the uncorrected figure."""
+    rows = [r for r in rows if r.get("labelled")]
+    if not rows:
+        return ""
+    body = []
+    for r in rows:
+        c, a = r["labelled"], r["labelled"]["agreement"]
+        conf = " ".join("/".join(str(x) for x in row) for row in a["confusion"])
+        body.append(f"<tr><td>{html.escape(str(r['sanitizer']))}</td><td class='corrected'>{_fmt(c['semantic_privacy'])}{_ci(c.get('ci95'))}</td>"
+                    f"<td>{c['n_labels']}</td><td>{_fmt(c['judge_alone']['semantic_privacy'])}{_ci(c['judge_alone'].get('ci95'))}</td>"
+                    f"<td>{_fmt(a['spearman'], 2)}</td><td>{a['lean']:+.3f}</td><td>{conf}</td></tr>")
+    return ("<h2>Corrected by hand labels</h2><p>Semantic privacy corrected by prediction-powered inference on a labelled "
+            "sample of the judged claims: its interval carries the judge's error. Lean: the judge's mean score minus the "
+            "labels' on the labelled claims (above 0: the judge alone reads privacy high). Confusion: rows label 1/2/3, "
+            "columns judge 1/2/3.</p><table id='labelled'><tr><th>sanitizer</th><th>corrected semantic privacy [95% CI]</th>"
+            "<th>labels</th><th>judge alone [95% CI]</th><th>Spearman</th><th>lean</th><th>confusion</th></tr>"
+            + "".join(body) + "</table>")
 
 
 def render_html(result: dict[str, Any], figures: dict[str, bytes], drilldown_limit: int = 50) -> str:
@@ -266,7 +268,10 @@ def render_html(result: dict[str, Any], figures: dict[str, bytes], drilldown_lim
 <p class="meta">dataset <b>{html.escape(str(result.get('dataset', '')))}</b>, {result.get('n_records', '?')} records,
 textleak {html.escape(str(result.get('textleak_version', '')))}{_judge_line(result.get('judge'))}</p>
 <h2>Summary</h2>{_summary_table(result.get('rows', []))}
-{_privacy_utility_section(imgs)}{_linkage_section(result.get('rows', []))}
+{_labels_section(result.get('rows', []))}
+<h2>Privacy against utility</h2>
+<figure><img id="fig-privacy-utility" alt="privacy-utility scatter" src="{imgs.get('privacy_utility', '')}"></figure>
+<h2>Linkage with first / random / last three claims</h2>{_linkage_table(result.get('rows', []))}
 {sweep}
 <h2>Records</h2><p>Each record: the original, the sanitized record the adversary linked it to, the claims the
 adversary knew, and every other claim with the judge's rating.</p>
@@ -281,10 +286,9 @@ def write_report(result: dict[str, Any], out_dir: str | Path, drilldown_limit: i
 
     out = make_private_dir(out_dir)
     figures: dict[str, bytes] = {}
-    if has_utility(result.get("rows", [])):  # no utility measured (--no-utility, evaluate without --utility): no empty frame
-        fig = privacy_utility_figure(result.get("rows", []), title=f"{result.get('dataset', '')}: privacy vs utility")
-        figures["privacy_utility"] = _png(fig)
-        plt.close(fig)
+    fig = privacy_utility_figure(result.get("rows", []), title=f"{result.get('dataset', '')}: privacy vs utility")
+    figures["privacy_utility"] = _png(fig)
+    plt.close(fig)
     if result.get("dp_sweep"):
         fig = dp_sweep_figure(result["dp_sweep"])
         figures["dp_sweep"] = _png(fig)
