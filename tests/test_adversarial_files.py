@@ -282,6 +282,22 @@ def test_damaged_cache_values_are_misses_never_values(tmp_path, monkeypatch, cap
     assert any("damaged entries in the cache" in r.getMessage() for r in caplog.records)
 
 
+@pytest.mark.parametrize("damage", ['"abc"', "[]", "null", '[1]'])
+def test_damaged_llm_cache_entries_are_misses(tmp_path, monkeypatch, caplog, damage):
+    """A damaged answer in llm.sqlite was used as a value ("abc" read as three samples)."""
+    monkeypatch.setenv("TEXTLEAK_CACHE_DIR", str(tmp_path / "cache"))
+    from textleak.llm import ScriptedLM
+
+    lm = ScriptedLM(lambda p, i, s: f"answer {i}", scorer=lambda p, c: -1.0, use_cache=True, name="damage")
+    prompts = ["one", "two"]
+    first, scores = lm.generate(prompts), lm.score(prompts, ["A", "B"])
+    with sqlite3.connect(tmp_path / "cache" / "llm.sqlite") as db:
+        db.execute("UPDATE kv SET v = ?", (damage,))
+    with caplog.at_level(logging.WARNING, logger="textleak.cache"):
+        assert lm.generate(prompts) == first and lm.score(prompts, ["A", "B"]) == scores
+    assert any("damaged entries in the cache" in r.getMessage() for r in caplog.records)
+
+
 def test_an_atomizer_that_gives_no_claims_for_a_text_does_not_make_it_private(caplog):
     from textleak.atomizers import Atomizer
 

@@ -287,6 +287,8 @@ class LanguageModel(ABC):
         # failed prompts (None samples) are never cached
         outs = cached_map(keys, compute, self._cache(), chunk_size=self.cache_chunk,
                           keep=lambda i, out: all(o is not None for o in out) and (accept is None or accept(i, out)),
+                          # a damaged entry ("abc" would read as three samples) is recomputed, never used
+                          valid=lambda i, out: isinstance(out, list) and len(out) == params.n and all(isinstance(o, str) for o in out),
                           after_chunk=raise_on_failure)
         return [list(o) for o in outs]
 
@@ -320,7 +322,9 @@ class LanguageModel(ABC):
 
         # NaN means "could not be scored" (e.g. a server's greedy path left the choice): never cached
         keep = lambda i, v: not any(math.isnan(x) for x in v) and (accept is None or accept(i, v))  # noqa: E731
-        return [list(o) for o in cached_map(keys, compute, self._cache(), chunk_size=self.cache_chunk, keep=keep)]
+        valid = lambda i, v: (isinstance(v, list) and len(v) == len(per_prompt[i])  # noqa: E731 - a damaged entry is a miss
+                              and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in v))
+        return [list(o) for o in cached_map(keys, compute, self._cache(), chunk_size=self.cache_chunk, keep=keep, valid=valid)]
 
     def __getstate__(self) -> dict:
         """Only the configuration travels (to ``datasets.map`` workers and the fingerprint hasher)."""
