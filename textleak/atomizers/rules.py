@@ -47,6 +47,7 @@ from functools import lru_cache
 from typing import Any, Sequence
 
 from textleak.atomizers.base import Atomizer
+from textleak.atomizers.requests import finish_request, is_request, opens_paste, request_claims, value_claims
 from textleak.registry import atomizers
 from textleak.text import split_sentences
 from textleak.text.language import detect_language
@@ -762,15 +763,18 @@ class RuleAtomizer(Atomizer):
     vitals and findings (see the module docstring for every rule).
 
     ``split_lists``, ``split_clauses`` and ``split_demographics`` turn the finer splits off (all three
-    off: a claim is a sentence). Claims shorter than ``min_words`` words (letters, for scripts written
+    off: a claim is a sentence). ``requests`` (on by default) reads an English record that is not a
+    clinical profile as a user's request: claims in the third person ("The user ..."), the values it
+    writes, no padding (:mod:`textleak.atomizers.requests`, issue 25.5). Claims shorter than ``min_words`` words (letters, for scripts written
     without spaces) are dropped; exact repeats within a record are kept once.
     """
 
     name = "rules"
-    VERSION = "2"
+    VERSION = "3"  # 3: chat requests in the third person, with their values (issue 25.5)
 
     def __init__(self, split_lists: bool = True, split_clauses: bool = True, split_demographics: bool = True,
-                 min_words: int = 2):
+                 min_words: int = 2, requests: bool = True):
+        self.requests = requests
         self.split_lists = split_lists
         self.split_clauses = split_clauses
         self.split_demographics = split_demographics
@@ -799,10 +803,20 @@ class RuleAtomizer(Atomizer):
             pieces = [p.strip() for p in _SCRIPT_SENTENCE_END.split(text)]
             claims = [p for p in pieces if len(p.split()) >= self.min_words]
         else:
-            claims = []
-            for line in _lines(text):
-                for sentence in split_sentences(line, lowercase_starts=True):
-                    claims.extend(self._sentence_claims(sentence))
+            request = self.requests and is_request(text)
+            sentences = [s for line in _lines(text) for s in split_sentences(line, lowercase_starts=True)]
+            if request:
+                sentences = _join_titles(sentences)
+            per_sentence = [self._sentence_claims(s) for s in sentences]
+            claims = [c for group in per_sentence for c in group]
+            if request:
+                voiced = []
+                for k, group in enumerate(per_sentence):
+                    pasted = _pasted(sentences, k)
+                    for c in group:
+                        voiced.extend(f for f in (_finish(r) for r in request_claims(c, pasted)) if f)
+                        pasted = pasted or opens_paste(c)  # "rewrite this: I moved to Oslo and I work at ..."
+                claims = finish_request(voiced, value_claims(text))
             claims = [c for c in claims if len(c.split()) >= self.min_words]
         seen: set[str] = set()
         return [c for c in claims if not (c in seen or seen.add(c))]
@@ -852,7 +866,38 @@ class RuleAtomizer(Atomizer):
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, "version": self.VERSION, "split_lists": self.split_lists,
                 "split_clauses": self.split_clauses, "split_demographics": self.split_demographics,
-                "min_words": self.min_words}
+                "min_words": self.min_words, "requests": self.requests}
+
+
+_TITLE_END = re.compile(r"\b(?:Engr|Eng|Er|Sr|Sra|Mr|Mrs|Ms|Dr|Prof)\.$", re.IGNORECASE)
+
+
+def _join_titles(sentences: list[str]) -> list[str]:
+    """"Dear Engr." + "Abdulmazid i like ...": a title the sentence splitter took for an end is joined
+    to the name after it."""
+    out: list[str] = []
+    for s in sentences:
+        if out and _TITLE_END.search(out[-1].rstrip()) and s[:1].isupper():
+            out[-1] = out[-1].rstrip() + " " + s
+        else:
+            out.append(s)
+    return out
+
+
+_GREETING_START = re.compile(r"^(?:dear|hi|hello|hey|good (?:morning|afternoon|evening))\b", re.IGNORECASE)
+
+
+def _pasted(sentences: list[str], k: int) -> bool:
+    """Whether sentence ``k`` of a request is text the user pasted: it follows a short header ending in
+    a colon ("this is my resume:", "Cover letter based on this information:"), or lies inside a long
+    document (more than six sentences, neither the first two nor the last)."""
+    if any(re.match(r"^[^:]{2,80}:(?!//|\d)", s) and len(s.split(":", 1)[0].split()) <= 12 for s in sentences[:k]):
+        return True
+    if sum(s.count('"') + s.count("“") + s.count("”") for s in sentences[:k]) % 2:
+        return True  # inside a quotation that an earlier sentence opened
+    if sentences and _GREETING_START.match(sentences[0]):
+        return True  # a message (an e-mail, a letter): its "I" and its imperatives are its writer's
+    return len(sentences) > 6 and 2 <= k < len(sentences) - 1
 
 
 def _finish(claim: str, end: str = ".") -> str:
