@@ -126,8 +126,13 @@ class NLIModel:
         self.max_length = int(self.config.get("max_length", 128))
 
     def predict(self, pairs: Sequence[tuple[str, str]], batch_size: int = 32) -> np.ndarray:
-        """p(same), p(similar), p(unsupported) for (claim, span) pairs, computed in length-sorted
-        batches (duplicates once); rows in the order given."""
+        """p(same), p(similar), p(unsupported) for (claim, span) pairs, computed in batches of similar
+        token counts (duplicates once); rows in the order given.
+
+        All pairs are tokenised in one call and sorted by their token count (after truncation), then
+        each batch is padded to its longest: sorting by characters, as before, left about a quarter of
+        a batch's tokens as padding (pairs cut at ``max_length`` tokens have any number of characters);
+        by tokens, a few percent on large calls."""
         import torch
 
         out = np.zeros((len(pairs), len(LABELS)), dtype=np.float64)
@@ -137,13 +142,15 @@ class NLIModel:
         for pair in pairs:
             unique.setdefault(pair, len(unique))
         items = list(unique)
-        lengths = [len(a) + len(b) for a, b in items]
+        encoded = self.tokenizer([a for a, _ in items], [b for _, b in items], truncation="longest_first", max_length=self.max_length)
+        lengths = [len(ids) for ids in encoded["input_ids"]]
         order = sorted(range(len(items)), key=lambda i: (lengths[i], i))
         probs = np.zeros((len(items), len(LABELS)), dtype=np.float64)
         with torch.inference_mode():
             for start in range(0, len(order), batch_size):
                 idx = order[start : start + batch_size]
-                probs[idx] = self._forward([items[i] for i in idx]).double().numpy()
+                batch = self.tokenizer.pad({key: [values[i] for i in idx] for key, values in encoded.items()}, return_tensors="pt")
+                probs[idx] = self._forward([items[i] for i in idx], batch).double().numpy()
         if not np.isfinite(probs).all():
             # a corrupt or overflowing adapter: an error, never a rating (a NaN score would clip to "leaked"
             # or "unsupported" by accident)
@@ -153,11 +160,14 @@ class NLIModel:
             out[k] = probs[unique[pair]]
         return out
 
-    def _forward(self, pairs: Sequence[tuple[str, str]]):
+    def _forward(self, pairs: Sequence[tuple[str, str]], encoded: Any = None):
+        """Probabilities of one batch of pairs; ``encoded``: the pairs already tokenised and padded."""
         import torch
 
-        enc = self.tokenizer([a for a, _ in pairs], [b for _, b in pairs], padding=True, truncation="longest_first",
-                             max_length=self.max_length, return_tensors="pt").to(self.device)
+        if encoded is None:
+            encoded = self.tokenizer([a for a, _ in pairs], [b for _, b in pairs], padding=True, truncation="longest_first",
+                                     max_length=self.max_length, return_tensors="pt")
+        enc = encoded.to(self.device)
         self._lengths[:] = enc["attention_mask"].sum(1).tolist()
         hidden = self.model(**enc).last_hidden_state
         pooled = pair_pool(hidden, enc["attention_mask"], enc["token_type_ids"]) if self.pooling == "pair" else mean_pool(hidden, enc["attention_mask"])
