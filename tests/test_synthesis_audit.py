@@ -178,3 +178,27 @@ def test_break_switch_rejects_unknown_values(monkeypatch):
         broken_dp_mode()
     monkeypatch.delenv(BREAK_DP_ENV)
     assert broken_dp_mode() is None
+
+
+def test_audit_command_end_to_end(tmp_path, capsys):
+    """`textleak audit` with the synthesizer's own flags, on a tiny saved model: files, delta 1e-5 by default
+    (without DP here: the RDP calibration costs seconds; the DP path is covered above)."""
+    from textleak.cli import main
+    from textleak.synthesis.tiny import tiny_causal_lm
+
+    model, tok = tiny_causal_lm("gpt2", seed=0)
+    model.save_pretrained(tmp_path / "tiny")
+    tok.save_pretrained(tmp_path / "tiny")
+    data = tmp_path / "records.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in _records(4)) + json.dumps({"id": "empty", "text": "", "question": "q", "answer": "a"}) + "\n")
+    out = tmp_path / "audit"
+    rc = main(["audit", "--data", str(data), "--model", str(tmp_path / "tiny"), "--lora-r", "0",
+               "--max-steps", "2", "--batch-size", "2", "--max-length", "64", "--max-new-tokens", "8", "--canaries", "8",
+               "--suffix-words", "2", "--prefix-words", "1", "--output", str(out)])
+    assert rc == 0
+    report = json.loads((out / "audit.json").read_text())
+    assert report["privacy"]["dp"] is False and report["delta"] == 1e-5 and report["canaries"] == 8
+    assert set(report["metrics"]) == {"ngram_overlap", "ngram_lm", "target_loss"}
+    assert report["claimed_epsilon"] == "inf" and report["violation"] is False
+    assert "| ngram_lm |" in capsys.readouterr().out
+    assert (out / "audit.png").exists() and (out / "audit.md").exists()
