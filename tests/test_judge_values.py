@@ -26,8 +26,8 @@ def test_claim_values_find_names_identifiers_and_quantities():
 
 
 def test_units_acronyms_durations_and_framing_words_are_not_values():
-    for claim in ("His leukocyte count is 16,800/mm3.", "Her urine osmolality is 410 mOsm/kg H2O.", "His hemoglobin A1c is 6.4%.",
-                  "Her arterial pH is 7.12.", "An ECG shows ST elevation.", "The patient has had a fever for 2 days.",
+    for claim in ("His leukocyte count is 16,800/mm3.", "His hemoglobin A1c is 6.4%.",
+                  "An ECG shows ST elevation.", "The patient has had a fever for 2 days.",
                   "The patient is 45 years old.", "The user asks for help on Monday."):
         assert claim_values(claim) == (), claim
 
@@ -45,12 +45,29 @@ def test_a_written_name_is_leaked_and_its_relation_decides_between_1_and_2():
     assert value_verdict("The user's Linux username is rickard.", "cannot open /home/rikard/Documents/a.txt").cap == 3
 
 
-def test_a_single_name_or_quantity_counts_only_beside_another_word_of_the_claim():
-    # another patient's record that happens to name the same country in another relation
-    assert value_verdict("The patient was born in Mexico.", "She moved from Mexico to Texas in 2001.").cap == 3
+def test_a_name_counts_anywhere_and_a_quantity_only_beside_another_word_of_the_claim():
+    # the name is written, the relation is not: not unsupported
+    assert value_verdict("The patient was born in Mexico.", "She moved from Mexico to Texas in 2001.").cap == 2
     assert value_verdict("The patient was born in Mexico.", "She was born in Mexico and moved in 2001.").cap == 1
     assert value_verdict("She weighs 80 kg.", "The parcel weighs 80 kg.").cap == 1
     assert value_verdict("She weighs 80 kg.", "Her brother lifted 80 kg.").cap == 3
+
+
+def test_figures_of_three_digits_count_beside_a_word_of_the_claim():
+    assert kinds("The app listens on port 8081.") == {"8081": "figure"}
+    assert kinds("Her arterial pH is 7.12.") == {"7.12": "figure"}
+    assert value_verdict("The app listens on port 8081.", "nginx: connect() to 127.0.0.1 port 8081 failed").cap == 2
+    assert value_verdict("The app listens on port 8081.", "Invoice 8081 is attached.").cap == 3
+
+
+def test_dates_match_across_formats_and_day_month_order():
+    from textleak.text.dates import find_dates, same_date
+
+    a = find_dates("The user moved out on 14 February 2025.")[0]
+    for text in ("le 14/02/2025", "2025-02-14", "Feb 14th, 2025", "February 14 2025"):
+        assert same_date(a, find_dates(text)[0]), text
+    assert not same_date(a, find_dates("15/02/2025")[0])
+    assert value_verdict("The user has a sleep study on March 3, 2025.", "booked for a sleep study on 2025-03-03").cap == 1
 
 
 def test_quantities_convert_between_units():
@@ -100,3 +117,18 @@ def test_nli_judge_rates_written_values_converted_units_and_typos_as_leaked():
     masked = judge.rate([["The PostgreSQL host that pgloader connects to is named 'ariel'."]],
                         ['FATAL Failed to connect to pgsql at "<HOST>" (port 5432)'])
     assert masked[0][0].rating == 3
+
+
+@pytest.mark.slow
+def test_nli_judge_counts_claims_against_text_it_cannot_read_as_leaked():
+    from textleak.judges import make_judge
+
+    claim = "The patient has had a cough for three weeks."
+    spanish = ("Un hombre de 45 años acude a la consulta por tos desde hace tres semanas. No tiene fiebre y "
+               "nunca ha fumado. Su madre tiene diabetes y él trabaja como profesor en una escuela.")
+    leaked = make_judge("nli").rate([[claim]], [spanish])[0][0]
+    assert leaked.rating == 1 and leaked.detail["non_english"] == "es"
+    read_anyway = make_judge("nli", non_english="judge").rate([[claim]], [spanish])[0][0]
+    assert "non_english" not in read_anyway.detail
+    with pytest.raises(ValueError, match="non_english"):
+        make_judge("nli", non_english="exclude")

@@ -24,6 +24,20 @@ reproducibly from pairs constructed by rules from real records (:mod:`textleak.j
   reader gives when the words are all there.
 - **Number guard** (``number_guard=True``): when the claim states numbers the span does not, the
   probability of "same" moves to "similar" (the rating cannot be 1), as in the embedding judge.
+- **Reader's view** (``reader_view=True``): each document is first read as a reader reads it against
+  its claims: words that are not English and one edit from a claim word are repaired ("ptaient"),
+  and quantities are written in the claims' units (101.3 F as 38.5 C, 176 lb as 80 kg, 2 years as
+  24 months), so the span finder, the verbatim shortcut and the cross-encoder all see them
+  (:func:`textleak.judges.values.reader_view`).
+- **Written values** (``values=True``): a claim whose specific value (a name, an identifier, a quoted
+  string, a long number, a quantity with its unit) is written in the document is not rated 3, and is
+  rated 1 when the value is a name the claim gives (its naming cue, "username is rickard") or when
+  one sentence also states the claim's relation (:func:`textleak.judges.values.value_verdict`). Both
+  rules only lower ratings, toward leakage.
+- **Text the judge cannot read** (``non_english="leaked"``): a claim judged against a document that is
+  not in English (:func:`textleak.text.language.detect_language`) is rated 1 with the reason, since the
+  cross-encoder reads English only and a reader of that language reads the text; ``"judge"`` rates
+  it anyway.
 - The cross-encoder runs with torch dynamic int8 quantisation of its linear layers (``int8=True``),
   in length-sorted batches. An empty document rates every claim 3 without loading any model.
 
@@ -46,8 +60,10 @@ import numpy as np
 
 from textleak.judges.base import ClaimRating, Judge, normalise
 from textleak.judges.embedding import EmbeddingJudge
+from textleak.judges.values import reader_view, value_verdict
 from textleak.registry import judges
 from textleak.text import extract_numbers, split_sentences
+from textleak.text.language import detect_language
 
 logger = logging.getLogger(__name__)
 
@@ -483,6 +499,9 @@ class NLIJudge(Judge):
         cascade: float | None = 0.2,
         verbatim: bool = True,
         number_guard: bool = False,
+        values: bool = True,
+        reader_view: bool = True,
+        non_english: str = "leaked",
         max_span_words: int = 32,
         batch_size: int = 32,
         encoder_batch_size: int = 16,
@@ -499,6 +518,11 @@ class NLIJudge(Judge):
         self.cascade = cascade
         self.verbatim = bool(verbatim)
         self.number_guard = bool(number_guard)
+        if non_english not in ("leaked", "judge"):
+            raise ValueError(f"non_english must be 'leaked' or 'judge', got {non_english!r}")
+        self.values = bool(values)
+        self.reader_view = bool(reader_view)
+        self.non_english = non_english
         self.max_span_words = int(max_span_words)
         self.batch_size = int(batch_size)
         self.device = device
@@ -522,6 +546,9 @@ class NLIJudge(Judge):
             "cascade": self.cascade,
             "verbatim_shortcut": self.verbatim,
             "number_guard": self.number_guard,
+            "values": self.values,
+            "reader_view": self.reader_view,
+            "non_english": self.non_english,
             "score": "expected normalised rating E[(r-1)/2] under p(same, similar, unsupported)",
         }
         try:
@@ -546,7 +573,7 @@ class NLIJudge(Judge):
         import inspect
 
         defaults = {k: v.default for k, v in inspect.signature(NLIJudge.__init__).parameters.items()}
-        return all(getattr(self, k) == defaults[k] for k in ("spans", "int8", "cascade", "verbatim", "number_guard", "max_span_words"))
+        return all(getattr(self, k) == defaults[k] for k in ("spans", "int8", "cascade", "verbatim", "number_guard", "values", "reader_view", "non_english", "max_span_words"))
 
     def candidate_spans(self, claims: Sequence[Sequence[str]], documents: Sequence[str]) -> list[list[dict[str, Any]]]:
         """Per claim: ``{"similarity", "spans": [span texts, best first]}`` (similarity None and no
@@ -562,6 +589,27 @@ class NLIJudge(Judge):
     def _rate(self, claims: list[list[str]], documents: list[str], seeds: list[int]) -> list[list[ClaimRating]]:
         """Deterministic: ``seeds`` is accepted for the contract and unused."""
         results: list[list[ClaimRating | None]] = [[None] * len(cs) for cs in claims]
+        if self.non_english == "leaked":
+            # the cross-encoder reads English only: a claim judged against text in another language
+            # counts as leaked (a reader of that language reads it), never as private
+            for i, (doc, cs) in enumerate(zip(documents, claims)):
+                language = detect_language(doc)
+                if not language.english and detect_language(" ".join(cs)).english:
+                    results[i] = [ClaimRating(1, normalise(1), "ok", {"reason": f"the document is not in English ({language.language}), "
+                                                                                "which the judge cannot read: counted as leaked",
+                                                                      "non_english": language.language}) for _ in cs]
+        todo = [i for i, rs in enumerate(results) if rs and rs[0] is None]
+        if len(todo) < len(documents):
+            inner = self._rate_english([claims[i] for i in todo], [documents[i] for i in todo]) if todo else []
+            for i, rs in zip(todo, inner):
+                results[i] = rs
+            return results  # type: ignore[return-value]
+        return self._rate_english(claims, documents)
+
+    def _rate_english(self, claims: list[list[str]], documents: list[str]) -> list[list[ClaimRating]]:
+        results: list[list[ClaimRating | None]] = [[None] * len(cs) for cs in claims]
+        if self.reader_view:
+            documents = [reader_view(doc, cs) for doc, cs in zip(documents, claims)]
         found = self.candidate_spans(claims, documents)
         sentences = [split_sentences(doc) if self.verbatim else [] for doc in documents]  # any sentence may state a claim verbatim
         jobs: list[tuple[int, int, str, str]] = []  # (doc, claim, claim text, span)
@@ -598,4 +646,20 @@ class NLIJudge(Judge):
                 if cap > 1:
                     detail["number_guard"] = "claim numbers missing from the span: p(same) moved to p(similar)"
                 results[i][j] = ClaimRating(most_probable(p), min(1.0, max(0.0, score)), "ok", detail)
+        if self.values:
+            for i, doc in enumerate(documents):
+                for j, claim in enumerate(claims[i]):
+                    results[i][j] = apply_value_verdict(results[i][j], claim, doc)  # type: ignore[arg-type]
         return results  # type: ignore[return-value]
+
+
+def apply_value_verdict(rating: ClaimRating, claim: str, document: str) -> ClaimRating:
+    """``rating`` no better for privacy than the claim's written values allow
+    (:func:`textleak.judges.values.value_verdict`): a claim whose value is written is not rated 3, and one
+    whose value and relation are written is rated 1."""
+    verdict = value_verdict(claim, document)
+    if rating.rating is None or rating.rating <= verdict.cap:
+        return rating
+    detail = dict(rating.detail)
+    detail["values"] = {"found": list(verdict.values), "reason": verdict.reason, "rating_before": rating.rating}
+    return ClaimRating(verdict.cap, min(rating.score if rating.score is not None else 1.0, normalise(verdict.cap)), rating.status, detail)

@@ -12,6 +12,7 @@ claim's "The person's name is Sam". A reader does not. This module finds a claim
 - the value after a naming cue ("named X", "called X", "username is X", "host is X", "e-mail is X");
 - proper names: capitalised words that do not open the claim (acronyms of 2-4 capitals aside:
   "ECG", "HIV" name tests and diseases, not people);
+- calendar dates in any format (:mod:`textleak.text.dates`: "2025-03-03" is "March 3, 2025");
 - quantities with their units (:mod:`textleak.text.quantities`, so 80 kg is found as 176 lb), but
   not durations and ages, which recur in every record;
 
@@ -19,9 +20,10 @@ and decides, with :func:`value_verdict`, what their presence in the released tex
 
 - a **strong** value (identifier, quoted, named by a cue, a name of two words or more, a long number)
   found anywhere in the text: the claim cannot be rated 3;
-- a **weak** value (a single proper name, a quantity) counts only in a sentence that also holds
-  another content word of the claim ("fever for 2 days" against "2-day history of cough" does not: a
-  duration every record has; "fever ... 2 days" does);
+- a single proper name found anywhere: not rated 3 either;
+- a **weak** value (a quantity, a figure of three digits or more, a date without its year) counts
+  only in a sentence that also holds another content word of the claim ("pH 7.12" does, "invoice
+  7.12" does not);
 - the claim is rated 1 when every value is found and either it is a naming claim (its value came
   from a naming cue or is quoted: the name itself is the fact) or one sentence holding the values
   also holds most (3/5) of the claim's other content words with the same polarity.
@@ -38,8 +40,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Sequence
 
-from textleak.text import rouge_tokens, split_sentences
+from textleak.text import extract_numbers, rouge_tokens, split_sentences
+from textleak.text.dates import CalendarDate, find_dates, same_date
 from textleak.text.quantities import Quantity, find_quantities, same_quantity
+from textleak.text.typos import common_words, english_words
 
 _EMAIL = r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
 _URL = r"(?:https?://|www\.)[^\s\"'<>()]+"
@@ -47,13 +51,20 @@ _PATH = r"(?:~|[A-Za-z]:)?(?:[/\\][\w.@-]+){2,}[/\\]?"
 _IDENT = r"\w[\w-]{3,}\w|[A-Za-z][\w-]*(?:[._:@][\w-]+)+|[a-z]{2,}[A-Z][A-Za-z]*|\w+_\w+"
 _IDENTIFIER = re.compile(rf"{_EMAIL}|{_URL}|{_PATH}|(?<![\w.])(?:{_IDENT})(?![\w])")
 _QUOTED = re.compile(r"(?<!\w)(['\"`\u2018\u201c])([^'\"`\u2018\u2019\u201c\u201d\n]{1,60}?)(['\"`\u2019\u201d])(?!\w)")
+_SLOTS = (r"user\s?name|login|handle|host\s?name|host|server|machine|computer|laptop|device|e-?mail(?:\s+address)?|alias|nickname|"
+          r"password|pseudonym|surname|first\s+name|last\s+name|middle\s+name|full\s+name|name|account(?:\s+name)?|id|repo(?:sitory)?|"
+          r"database|db|schema|table|project|domain|website|site|url|ssid|wifi(?:\s+network)?|namespace|cluster|bucket|branch|"
+          r"container|service|image|pod|node|queue|topic|channel|workspace|team|org|organi[sz]ation|company|employer|"
+          r"ip(?:\s+address)?|address|path|folder|directory|file(?:\s?name)?|key|token|secret|tag|version|ticket|case|"
+          r"order|invoice|policy|reference|licen[cs]e|plate|postcode|zip(?:\s+code)?|phone(?:\s+number)?|number")
+# a naming cue, then the value: "named X", "username is X", "host: X", "known as X"; the cue words in any
+# case, the value's further words only when capitalised ("named Rose Callahan", not "named Sam and lives")
 _CUE = re.compile(
-    r"\b(?:named|called|nicknamed|titled|(?:user\s?name|login|handle|host\s?name|host|server|machine|computer|e-?mail(?:\s+address)?|"
-    r"alias|nickname|password|pseudonym|surname|first\s+name|last\s+name|middle\s+name|full\s+name|name|account(?:\s+name)?|"
-    r"id|username|repo(?:sitory)?|database|db|project|domain|ssid|wifi(?:\s+network)?)\s+(?:is|was|are|:|=)|"
-    r"(?:name|called|known)\s+as)\s+(['\"`\u2018\u201c]?)([\w.@+/:-]+(?:\s+[A-Z][\w'-]+){0,3})",
-    re.IGNORECASE)
-_CAPITALISED = re.compile(r"(?<![\w'])([A-Z][a-zA-Z'\-]*[a-z][a-zA-Z'\-]*(?:\s+(?:[A-Z][a-zA-Z'\-]+|de|van|von|da|del|la|le|bin|al))*)")
+    rf"\b(?i:named|called|nicknamed|titled|(?:{_SLOTS})\s+(?:is|was|are|:|=)(?:\s+(?:named|called))?|(?:name|called|known)\s+as)"
+    r"\s+(['\"`\u2018\u201c]?)([\w.@+/:~-]+(?:\s+[A-Z][\w'-]+){0,3})")
+_CAPITALISED = re.compile(r"(?<![\w'])([A-Z][a-zA-Z'\-]*[a-z][a-zA-Z'\-]*(?:\s+(?:[A-Z][a-zA-Z'\-]+|(?:de|van|von|da|del|la|le|bin|al|of|and|&|for|the|on)(?=\s+[A-Z])))*)")
+# a figure of three significant digits or more ("port 8081", "£1,150", "7.12"): weak, counted beside a claim word
+_FIGURE = re.compile(r"(?<![\w.,/:-])(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d{3,}(?:\.\d+)?|\d+\.\d{1,}(?<=\d\.\d\d|\d\d\.\d)\d*)(?![\w,/:-]|\.\d)")
 _ACRONYM = re.compile(r"^[A-Z]{2,4}s?$")
 _LONG_NUMBER = re.compile(r"(?<![\w.])\+?\(?\d[\d\s().-]{5,}\d(?![\w])")
 _TOKEN = re.compile(r"[a-z0-9]+")
@@ -84,6 +95,7 @@ class Value:
     kind: str
     strong: bool
     quantity: Quantity | None = None
+    date: CalendarDate | None = None
 
     @property
     def tokens(self) -> tuple[str, ...]:
@@ -110,27 +122,33 @@ def claim_values(claim: str) -> tuple[Value, ...]:
 
     for m in _CUE.finditer(claim):
         text = m.group(2).rstrip(".,;:!?'\"`\u2019\u201d")
-        if text.lower() in _NOT_NAMES or len(text) < 2:
+        if text.lower() in _NOT_NAMES or text.lower() in _FRAME or len(text) < 2 or (text.islower() and text in common_words()):
             continue
-        add(m.start(2), m.start(2) + len(text), Value(text, "named", True))
+        kind = "number" if sum(c.isdigit() for c in text) >= 7 and not re.search(r"[A-Za-z]", text) else "named"
+        add(m.start(2), m.start(2) + len(text), Value(text, kind, True))
     for m in _QUOTED.finditer(claim):
         add(m.start(2), m.end(2), Value(m.group(2).strip(), "quoted", True))
+    for d in find_dates(claim):
+        add(d.start, d.end, Value(d.text, "date", all(y is not None for y, _, _ in d.readings), date=d))
     for q in find_quantities(claim):
         if q.dimension != "time":  # durations and ages recur in every record: the number guard's business
             add(q.start, q.end, Value(q.text, "quantity", False, q))
     for m in _LONG_NUMBER.finditer(claim):
         if sum(c.isdigit() for c in m.group(0)) >= 7:
             add(m.start(), m.end(), Value(m.group(0).strip(), "number", True))
+    for m in _FIGURE.finditer(claim):
+        add(m.start(), m.end(), Value(m.group(0), "figure", False))
     for m in _IDENTIFIER.finditer(claim):
         text = m.group(0).rstrip(".,;:")
         if re.search(r"\d[\d,.]*\s*/?$", claim[: m.start()]):  # a unit after a number ("16,800/mm3", "9 mEq/L")
             continue
         if re.fullmatch(r"[\w-]+", text) and "_" not in text and not re.search(r"[a-z]{2}[A-Z]", text) \
-                and not (sum(c.isdigit() for c in text) >= 2 and sum(c.isalpha() for c in text) >= 2):
-            continue  # a plain word, or a unit or formula ("mm3", "H2O", "A1c")
+                and not (sum(c.isdigit() for c in text) >= 2 and sum(c.isalpha() for c in text) >= 2) \
+                and not ("-" in text and text.lower() not in english_words() and any(c.isalpha() for c in text)):
+            continue  # a plain or hyphenated English word, or a unit or formula ("mm3", "H2O", "A1c"); "dispatch-prod" stays
         if re.fullmatch(r"[\d.,:-]+", text):  # plain numbers, times and ranges: the number guard's business
             continue
-        if re.fullmatch(r"\d+-(?:year|month|week|day|hour)s?-old|\d+(?:st|nd|rd|th)|[A-Za-z]+-[A-Za-z]+", text, re.IGNORECASE):
+        if re.fullmatch(r"\d+-(?:year|month|week|day|hour)s?-old|\d+(?:st|nd|rd|th)", text, re.IGNORECASE):
             continue
         if text.isalpha() and text[0].isupper():  # "PostgreSQL", "GitHub": a product's name, not an identifier
             continue
@@ -139,11 +157,15 @@ def claim_values(claim: str) -> tuple[Value, ...]:
     for m in _CAPITALISED.finditer(claim):
         if m.start() < first_word_end:
             continue
-        words = [w for w in m.group(1).split() if w.lower() not in _NOT_NAMES and not _ACRONYM.match(w)]
+        words = m.group(1).split()
+        while words and (words[0].lower() in _NOT_NAMES or _ACRONYM.match(words[0])):
+            words = words[1:]
+        while words and (words[-1].lower() in _NOT_NAMES or _ACRONYM.match(words[-1])):
+            words = words[:-1]
         if not words:
             continue
         text = " ".join(words)
-        add(m.start(), m.end(), Value(text, "name", len(words) >= 2))
+        add(m.start(), m.end(), Value(text, "name", sum(w[0].isupper() for w in words) >= 2))
     return tuple(out)
 
 
@@ -152,6 +174,8 @@ class _Sentence:
     tokens: tuple[str, ...]
     stems: frozenset[str]
     quantities: tuple[Quantity, ...]
+    dates: tuple[CalendarDate, ...]
+    numbers: frozenset[str]
     digits: frozenset[str]
     negated: bool
 
@@ -161,7 +185,7 @@ def _sentences(document: str) -> tuple[_Sentence, ...]:
     out = []
     for s in split_sentences(document, lowercase_starts=True):
         digits = frozenset(re.sub(r"\D", "", m.group(0)) for m in _LONG_NUMBER.finditer(s))
-        out.append(_Sentence(tuple(_TOKEN.findall(s.lower())), frozenset(rouge_tokens(s)), find_quantities(s), digits,
+        out.append(_Sentence(tuple(_TOKEN.findall(s.lower())), frozenset(rouge_tokens(s)), find_quantities(s), find_dates(s), frozenset(extract_numbers(s)), digits,
                              bool(_NEGATION.search(s))))
     return tuple(out)
 
@@ -177,8 +201,13 @@ def _contains(haystack: tuple[str, ...], needle: tuple[str, ...]) -> bool:
 def _found_in(value: Value, sentence: _Sentence) -> bool:
     if value.quantity is not None:
         return any(same_quantity(value.quantity, q) for q in sentence.quantities)
+    if value.date is not None:
+        return any(same_date(value.date, d) for d in sentence.dates)
+    if value.kind == "figure":
+        return bool(extract_numbers(value.text) & sentence.numbers)
     if value.kind == "number":
-        return value.digits in sentence.digits
+        # the same number with or without its country or area code: "+1 416 555 0139" for "416-555-0139"
+        return any(d.endswith(value.digits) or value.digits.endswith(d) for d in sentence.digits if min(len(d), len(value.digits)) >= 7)
     return _contains(sentence.tokens, value.tokens)
 
 
@@ -206,8 +235,8 @@ def value_verdict(claim: str, document: str) -> ValueVerdict:
     found: dict[Value, list[int]] = {}
     for v in values:
         hits = [k for k, s in enumerate(sentences) if _found_in(v, s)]
-        if hits and not v.strong:
-            # a weak value counts only beside another word of the claim
+        if hits and not v.strong and v.kind != "name":
+            # a quantity or a date without its year counts only beside another word of the claim
             hits = [k for k in hits if not content or (content & sentences[k].stems)]
         if hits:
             found[v] = hits
@@ -233,10 +262,21 @@ def value_verdict(claim: str, document: str) -> ValueVerdict:
 
 def reader_view(document: str, claims: Sequence[str]) -> str:
     """The document as a reader reads it against these claims: typos repaired toward the claims' words
-    (:func:`textleak.text.typos.repair_typos`) and quantities written in the claims' units
-    (:func:`textleak.text.quantities.rewrite_units`). Both only bring the text closer to the claims."""
+    (:func:`textleak.text.typos.repair_typos`), quantities written in the claims' units
+    (:func:`textleak.text.quantities.rewrite_units`) and dates as the claims write them
+    (:mod:`textleak.text.dates`). All only bring the text closer to the claims."""
     from textleak.text.quantities import quantities_of, rewrite_units
     from textleak.text.typos import repair_typos
 
     words = {w for c in claims for w in re.findall(r"[A-Za-z]+", c)}
-    return rewrite_units(repair_typos(document, words), quantities_of(claims))
+    text = rewrite_units(repair_typos(document, words), quantities_of(claims))
+    claim_dates = [d for c in claims for d in find_dates(c)]
+    if not claim_dates:
+        return text
+    pieces, last = [], 0
+    for d in find_dates(text):
+        match = next((c for c in claim_dates if c.text != d.text and same_date(c, d)), None)
+        if match is not None:
+            pieces += [text[last : d.start], match.text]
+            last = d.end
+    return "".join(pieces) + text[last:] if pieces else text

