@@ -143,6 +143,11 @@ _REQUEST_SIGNAL = re.compile(r"(?<![\w'’-])(?:i|me|my|we|our|us|you|your|pleas
                              r"(?<![\w'’-])i['’]", re.IGNORECASE)
 
 
+_VERB_OPENS_SENTENCE = re.compile(r"(?:^|[.!?:]\s+|[\"”]\s*)(?:\w+ly\s+)?(?:" + "|".join(sorted(_REQUEST_VERBS)) +
+                                  r")\s+(?:a|an|the|my|our|this|these|me|us|some|all|\d+)\s", re.IGNORECASE)
+_LOWER_CONTENT_NEXT = re.compile(r"^\s+(?!(?:" + "|".join(sorted(_STOP)) + r")\b)[a-z]")
+
+
 def is_request(text: str) -> bool:
     """Whether an English record is read as a user's request (chat, e-mail, pasted text) rather than a
     clinical profile, whose rules stay exactly as they were: a record that opens like a MedQA profile
@@ -171,8 +176,7 @@ def _asks(text: str) -> bool:
         return True
     if re.match(r"^[^\x00-\u024f]", stripped) and re.search(r"[A-Za-z]{3,}", stripped):
         return True  # "翻译成中文:Kazuo Ueda, ...": an instruction in another language before pasted text
-    return bool(re.search(r"(?:^|[.!?:]\s+|[\"”]\s*)(?:\w+ly\s+)?(?:" + "|".join(sorted(_REQUEST_VERBS)) + r")\s+(?:a|an|the|my|our|this|these|me|us|"
-                          r"some|all|\d+)\s", text, re.IGNORECASE))
+    return bool(_VERB_OPENS_SENTENCE.search(text))
 
 
 @lru_cache(maxsize=8192)
@@ -659,6 +663,7 @@ def _mostly_upper(text: str) -> bool:
 def _name_spans(text: str) -> list[tuple[int, int]]:
     """Capitalised words and acronyms that are not a sentence's first word alone, nor framing."""
     spans = []
+    tokens = set(re.findall(r"[\w][\w'’-]*", text))
     for m in _NAME_SPAN.finditer(text):
         words = m.group(0).split()
         start = m.start()
@@ -686,9 +691,9 @@ def _name_spans(text: str) -> list[tuple[int, int]]:
         if len(words) == 1 and (words[0].lower() in _FRAMING or words[0].lower() in _REQUEST_VERBS):
             continue
         if len(words) == 1 and not words[0].isupper() and (
-                re.search(rf"(?<![\w-]){re.escape(words[0].lower())}(?![\w-])", text) or sentence_start and text[m.end():m.end() + 1] in (":", "*")):
+                words[0].lower() in tokens or sentence_start and text[m.end():m.end() + 1] in (":", "*")):
             continue  # "Data" where the record also writes "data", "*Role*", "Candidate:": a word, a header
-        if len(words) == 1 and not words[0].isupper() and "." not in words[0] and re.match(r"^\s+(?!(?:" + "|".join(_STOP) + r")\b)[a-z]",
+        if len(words) == 1 and not words[0].isupper() and "." not in words[0] and _LOWER_CONTENT_NEXT.match(
                                                                      text[m.end():m.end() + 30]):
             continue  # "Voice over script", "Christian drug rehab": a capitalised modifier, not a name
         end = text.find(words[-1], start) + len(words[-1])
@@ -748,10 +753,28 @@ def value_claims(text: str) -> list[str]:
     return out
 
 
-_APPOSITIVE = re.compile(
-    rf"(?P<name>{_NAME_WORD}(?:\s+{_NAME_WORD}){{0,4}})\s*,\s*(?P<app>(?:(?:currently|now|formerly|also|still)\s+)?"
-    r"(?:(?P<part>working|based|living|located|studying|employed|born|headquartered|situated|founded|owned|run)|the|a|an)\s"
-    r"[^,;:.!?()\n]{3,80}?)(?=\s*(?:[,;.!?(]|$|\s(?:and|who|which|that)\s))")
+_APPOSITIVE_AFTER = (r"\s*,\s*(?P<app>(?:(?:currently|now|formerly|also|still)\s+)?"
+                     r"(?:(?P<part>working|based|living|located|studying|employed|born|headquartered|situated|founded|owned|run)"
+                     r"|the|a|an)\s[^,;:.!?()\n]{3,80}?)(?=\s*(?:[,;.!?(]|$|\s(?:and|who|which|that)\s))")
+_APPOSITIVE = re.compile(rf"(?P<name>{_NAME_WORD}(?:\s+{_NAME_WORD}){{0,4}})" + _APPOSITIVE_AFTER)
+_APP_AFTER = re.compile(_APPOSITIVE_AFTER)
+_NAME_BEFORE = re.compile(rf"(?<![\w'’-])(?P<name>{_NAME_WORD}(?:\s+{_NAME_WORD}){{0,4}})$")
+
+
+class _Span:
+    """A name and its apposition found in two steps (start, end, groups as a match object has them)."""
+
+    def __init__(self, start: int, end: int, name: str, app: str):
+        self._start, self._end, self._groups = start, end, {"name": name, "app": app}
+
+    def start(self, group: str | None = None) -> int:
+        return self._start
+
+    def end(self) -> int:
+        return self._end
+
+    def group(self, name: str) -> str:
+        return self._groups[name]
 
 
 def appositive_claims(text: str) -> list[str]:
@@ -759,8 +782,12 @@ def appositive_claims(text: str) -> list[str]:
     BAUMAN is currently working at Alexander Mann solutions.", "Mickael BAUMAN is based in Bordeaux."
     (a name followed by an appositive: a participle phrase or a noun phrase with its article)."""
     out = []
-    for m in _APPOSITIVE.finditer(text):
-        name = m.group("name")
+    for m in _APP_AFTER.finditer(text):  # the apposition first, then the name that ends where it starts (fast)
+        named = _NAME_BEFORE.search(text[max(0, m.start() - 100):m.start()])
+        if not named:
+            continue
+        name = named.group("name")
+        m = _Span(m.start() - len(name), m.end(), name, m.group("app"))
         if name.split()[0].lower() in _NOT_NAMES or name.split()[0].lower() in _STOP or len(m.group("app").split()) < 2:
             continue
         before = text[max(0, m.start() - 40):m.start()]
