@@ -32,6 +32,12 @@ English text, sentence by sentence (:func:`textleak.text.split_sentences`, lower
 6. **predicate lists**: "The joints are swollen, warm, and painful" -> one claim per adjective;
    "His pulse is 104/min and irregular" -> two.
 
+Chat requests (version 3, issue 25.5): an English record that speaks to or for someone and is not a
+clinical profile (:func:`textleak.atomizers.requests.is_request`) has its clauses rewritten in the third
+person ("The user is a nurse.", "The user asks to write a letter.", "The writer ..." for pasted text)
+and the values it writes added ("The user mentions Bordeaux."), without padding; see
+:mod:`textleak.atomizers.requests`. Clinical records keep exactly the claims of the rules above.
+
 Other languages (:func:`textleak.text.language.detect_language`): text in a space-separated script
 or Latin text whose stop words are not English is split into sentences on its punctuation only
 (``route`` "sentences"); text in a script written without spaces (Chinese, Japanese, Thai, ...) is
