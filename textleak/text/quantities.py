@@ -62,19 +62,19 @@ _add("data", 2.0 ** 40, "tib", "ti")
 # lab units where the analyte does not change the factor
 _add("mass_concentration", 10.0, "g/dl")
 _add("mass_concentration", 1.0, "g/l")
-_CURRENCY = {"$": "usd", "usd": "usd", "dollars": "usd", "dollar": "usd", "£": "gbp", "gbp": "gbp", "pounds sterling": "gbp",
+_CURRENCY = {"rs": "inr", "$": "usd", "usd": "usd", "dollars": "usd", "dollar": "usd", "£": "gbp", "gbp": "gbp", "pounds sterling": "gbp",
              "€": "eur", "eur": "eur", "euros": "eur", "euro": "eur", "¥": "jpy", "₹": "inr", "inr": "inr", "rupees": "inr"}
 _AMBIGUOUS_AFTER_SPACE = frozenset({"in", "s", "d", "y", "h", "st", "mo", "l", "b", "mi", "ki", "gi", "ti"})
-_MULTIPLIER = {"k": 1e3, "thousand": 1e3, "m": 1e6, "mn": 1e6, "million": 1e6, "bn": 1e9, "billion": 1e9}
+_MULTIPLIER = {"lakh": 1e5, "lakhs": 1e5, "lac": 1e5, "crore": 1e7, "k": 1e3, "thousand": 1e3, "m": 1e6, "mn": 1e6, "million": 1e6, "bn": 1e9, "billion": 1e9}
 
-_NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+"
+_NUM = r"\d{1,2}(?:,\d{2})+,\d{3}(?:\.\d+)?|\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+"  # Indian grouping too: 3,50,000
 _unit_names = sorted((u for u in _UNITS if u not in ("'", '"', "\u2032", "\u2033")), key=len, reverse=True)
 _UNIT_RE = "|".join(re.escape(u) for u in _unit_names)
 # 5'10", 5 ft 10 in, 5 feet 10 inches
 _FEET_INCHES = re.compile(rf"(?<![\w.])(\d+)\s*(?:'|\u2032|ft\.?|feet|foot)\s*(\d+(?:\.\d+)?)\s*(?:\"|\u2033|''|in\.?|inch(?:es)?)?(?![\w])", re.IGNORECASE)
 _QUANTITY = re.compile(rf"(?<![\w.])({_NUM})\s*(?:-\s*)?(°\s*[cf]|{_UNIT_RE}|'|\u2032|\"|\u2033)(?![\w/])", re.IGNORECASE)
-_MONEY = re.compile(rf"(?<![\w.])([$£€¥₹])\s*({_NUM})\s*(k|m|mn|bn|thousand|million|billion)?(?![\w])|"
-                    rf"(?<![\w.])({_NUM})\s*(k|thousand|million|billion|bn)?\s*(usd|gbp|eur|inr|dollars?|euros?|rupees)(?![\w])", re.IGNORECASE)
+_MONEY = re.compile(rf"(?<![\w.])([$£€¥₹]|(?i:usd|gbp|eur|inr|rs\.?)\s)\s*({_NUM})\s*(k|m|mn|bn|thousand|million|billion|lakhs?|lac|crore)?(?![\w])|"
+                    rf"(?<![\w.])({_NUM})\s*(k|thousand|million|billion|bn|lakhs?|lac|crore)?\s*(usd|gbp|eur|inr|dollars?|euros?|rupees)(?![\w])", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -160,6 +160,7 @@ def find_quantities(text: str) -> tuple[Quantity, ...]:
             symbol, number, mult = m.group(1), m.group(2), m.group(3)
         else:
             number, mult, symbol = m.group(4), m.group(5), m.group(6)
+        symbol = symbol.strip().rstrip(".")
         currency = _CURRENCY.get(symbol.lower()) or _CURRENCY.get(symbol.lower().rstrip("s"))
         if currency is None:
             continue
