@@ -17,9 +17,11 @@ it), so the Space, the repository folder and the installed cache run the same co
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import re
 from pathlib import Path
+from typing import Any
 
 METRICS: dict[str, str] = {
     "semantic_leakage": "SemanticLeakage",
@@ -108,3 +110,74 @@ def ensure_installed() -> None:
             install_metrics()
     except Exception:  # noqa: BLE001 - start-up must never fail because of us
         pass
+
+
+# ---- what evaluate says when it loads a shim ----------------------------------------------------
+_CACHED_MESSAGE = "Using the latest cached version of the module from "
+
+
+def honest_cache_message(record: Any) -> bool:
+    """A ``logging`` filter for ``evaluate.loading``: evaluate announces a shim from its module cache as
+    "Using the latest cached version ... since it couldn't be found locally at semantic_leakage, or
+    remotely on the Hugging Face Hub", which reads as a failure. For textleak's own shims the line is
+    rewritten to say what happened; every other module's message is left as it is."""
+    try:
+        message = record.getMessage()
+    except Exception:  # noqa: BLE001 - never break logging
+        return True
+    if not message.startswith(_CACHED_MESSAGE):
+        return True
+    for name in METRICS:
+        for ns in NAMESPACES:
+            ours = f"{os.sep}{ns}--{name}{os.sep}{_code_hash(shim_source(name))}"
+            if ours in message:
+                from textleak._version import __version__
+
+                record.msg = (f"evaluate.load({name!r}): using textleak's {name} metric (textleak {__version__}, "
+                              f"textleak.metrics.{name}) through the shim textleak installed in evaluate's module cache "
+                              f"({message[len(_CACHED_MESSAGE):].split(' (last modified')[0]}); textleak's metrics are not "
+                              "on the Hugging Face Hub, so this is the expected path")
+                record.args = ()  # the level stays evaluate's: the line is still shown, now saying what happened
+                return True
+    return True
+
+
+def make_shims_current(names=tuple(METRICS), root: Path | None = None) -> None:
+    """Install missing shims and make each one the newest version in its folder: evaluate takes the most
+    recently modified hash folder, and the module cache is shared by every environment of the user, so
+    a shim another environment wrote (another textleak version) must not be the one this one loads."""
+    cache = root or modules_cache()
+    if not is_installed(names, cache):
+        install_metrics(names, cache)
+    for name in names:
+        for ns in NAMESPACES:
+            ours = shim_paths(name, ns, cache)
+            try:  # evaluate orders the hash folders by the mtime of <hash>/<name>.py
+                others = [p / ours.name for p in ours.parent.parent.iterdir() if p.is_dir() and p != ours.parent]
+                newest = max((p.stat().st_mtime for p in others if p.exists()), default=0.0)
+                if newest >= ours.stat().st_mtime:
+                    stamp = max(newest + 1.0, ours.stat().st_mtime)
+                    os.utime(ours, (stamp, stamp))
+            except OSError:
+                pass
+
+
+def on_evaluate_import() -> None:
+    """Run by the ``textleak-metrics.pth`` hook when ``evaluate.loading`` is first imported: the honest
+    message filter and current shims. Never raises."""
+    import sys
+
+    sys.meta_path[:] = [f for f in sys.meta_path if type(f).__name__ != "_TextleakEvaluateHook"]
+    try:
+        logger = logging.getLogger("evaluate.loading")
+        if honest_cache_message not in logger.filters:
+            logger.addFilter(honest_cache_message)
+        if not os.environ.get("TEXTLEAK_NO_AUTOINSTALL"):
+            make_shims_current()
+    except Exception:  # noqa: BLE001 - importing evaluate must never fail because of us
+        pass
+
+
+# textleak imported before evaluate.load (import textleak.metrics, or the metric itself): the same honest line
+if honest_cache_message not in logging.getLogger("evaluate.loading").filters:
+    logging.getLogger("evaluate.loading").addFilter(honest_cache_message)
