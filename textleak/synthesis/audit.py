@@ -255,8 +255,10 @@ def target_loss_scores(model, tokenizer, prompts: Sequence[str], canaries: Seque
     target, base = [], []
     was_training = model.training
     model.eval()
+    from tqdm.auto import tqdm
+
     with torch.no_grad():
-        for start in range(0, len(examples), batch_size):
+        for start in tqdm(range(0, len(examples), batch_size), desc="scoring canaries (white-box)", leave=False):
             batch = {k: v.to(device) for k, v in collate(examples[start : start + batch_size]).items()}
             kwargs = dict(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"],
                           position_ids=position_ids_for(batch["attention_mask"]))
