@@ -420,12 +420,13 @@ class AuditResult:
                  f"claim tested {claim}; {len(self.canaries)} canaries, {int(self.members.sum())} members; "
                  f"at most {max((b['max_possible'] for b in self.bounds.values()), default=0):.2f} could be shown "
                  f"at {self.config['confidence']:.0%}",
-                 "", "| score | AUC [95% CI] | TPR at 1% FPR | epsilon lower bound | correct / guesses |",
+                 "", "| score | AUC [95% CI] | TPR at 1% FPR | epsilon lower bound | correct / guesses (best test) |",
                  "|---|---|---|---|---|"]
         for name, met in self.metrics.items():
             b = self.bounds[name]
+            guessed = f"{b['correct']} / {b['guesses']}" if b["guesses"] else "- (no test rejects epsilon = 0)"
             lines.append(f"| {name} | {met['auc']:.3f} [{met['auc_low']:.2f}, {met['auc_high']:.2f}] | "
-                         f"{met['tpr_at_1pct_fpr']:.3f} | {b['epsilon']:.3f} | {b['correct']} / {b['guesses']} |")
+                         f"{met['tpr_at_1pct_fpr']:.3f} | {b['epsilon']:.3f} | {guessed} |")
         lines += [f"- {n}" for n in self.notes]
         return "\n".join(lines)
 
