@@ -148,3 +148,13 @@ def test_only_the_opening_is_read():
 ])
 def test_first_person_records_are_not_refusals(text):
     assert not is_refusal(text)
+
+
+@pytest.mark.parametrize("text", [
+    "The patient is unable to complete full sentences and cannot answer questions about his history.",
+    "She cannot give a reliable history; her son is unable to provide the medication list.",
+    "- Explanation: the age cannot be evaluated from the text.\n- Claim 1 Similarity Rating: 3",
+    "The diagnosis could not be determined and cannot be confirmed without imaging.",
+])
+def test_third_person_and_passive_inability_is_not_a_refusal(text):
+    assert not is_refusal(text)

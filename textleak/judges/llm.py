@@ -65,6 +65,13 @@ _LOOSE_RATING = re.compile(r"Rating.{0,5}?(\d)", re.IGNORECASE)
 
 
 # ---- parsing and aggregation (pure functions, tested exactly) ------------------------------------
+def is_refused(answer: str | None) -> bool:
+    """A judge answer that declines the task (:mod:`textleak.llm.refusals`); one that rates claims in
+    the prompt's own format ("Claim k Similarity Rating: d") is an answer, whatever its explanations say."""
+    return is_refusal(answer) and not _CLAIM_RATING.search((answer or "").replace("*", ""))
+
+
+
 def coerce_rating(digit: int) -> int:
     """Digits outside 1..3 become 1, the maximum-leakage rating (the released code's conservative rule)."""
     return digit if digit in (1, 2, 3) else 1
@@ -280,12 +287,12 @@ class LLMJudge(UsesLLM, Judge):
             answers = self.lm.generate(
                 prompts, max_new_tokens=self._new_tokens(max(len(js) for _, js in chunks)), temperature=self.temperature,
                 top_p=self.top_p, n=self.n, seed=chunk_seeds, stop=("**Input**",), on_error="none",
-                accept=lambda k, samples: all(not is_refusal(s) and None not in parse_ratings(s, len(chunks[k][1]), self.strip_markdown)
+                accept=lambda k, samples: all(not is_refused(s) and None not in parse_ratings(s, len(chunks[k][1]), self.strip_markdown)
                                               for s in samples),
             )
             for (i, js), samples in zip(chunks, answers):
                 for sample in samples:
-                    if is_refusal(sample):
+                    if is_refused(sample):
                         for j in js:
                             refused[(i, j)] = True
                         continue

@@ -16,7 +16,9 @@ Russian, Chinese, Japanese or Korean -- that comes before any sign of compliance
 ("Sorry for the delay, here is the rewritten text: ..."), and neither is "I can't" about something
 that is not the task ("I'm sorry, doctor, I can't sleep" in a rewritten record). When in doubt the
 rule leans toward "refusal": a false refusal costs a retry or counts the record as released
-unsanitized, a missed one would count a refusal as privacy.
+unsanitized, a missed one would count a refusal as privacy. Known limit: a record written in the
+first person that says the writer cannot do one of the task verbs ("I can't answer my emails") at
+its very start reads as a refusal (toward leakage: that record fails).
 """
 
 from __future__ import annotations
@@ -38,15 +40,20 @@ _EN_TASK = (
     r"evaluat|giv(?:e|ing)\s+(?:you|a|an|the)|offer|accommodat|grant|satisf|go(?:ing)?\s+along)"
 )
 _EN_INABILITY = (
-    r"(?:can(?:'|’)?t|cannot|can\s+not|could\s+not|couldn(?:'|’)?t|won(?:'|’)?t|will\s+not|(?:am|'m|’m)\s+(?:not\s+)?unable\s+to|"
-    r"unable\s+to|(?:am|'m|’m)\s+not\s+(?:able|allowed|permitted|authori[sz]ed|going|in\s+a\s+position|comfortable)\s+(?:to|with)|"
-    r"(?:won(?:'|’)?t|will\s+not)\s+be\s+able\s+to|must\s+(?:respectfully\s+|politely\s+)?(?:decline|refuse)\s+to|"
+    r"(?:(?:won(?:'|’)?t|will\s+not)\s+be\s+able\s+to|can(?:'|’)?t|cannot|can\s+not|could\s+not|couldn(?:'|’)?t|won(?:'|’)?t|"
+    r"will\s+not|(?:am\s+|'m\s+|’m\s+)?(?:not\s+)?unable\s+to|(?:am\s+|'m\s+|’m\s+)?not\s+(?:able|allowed|permitted|authori[sz]ed|going|"
+    r"in\s+a\s+position|comfortable)\s+(?:to|with)|must\s+(?:respectfully\s+|politely\s+)?(?:decline|refuse)\s+to|"
     r"(?:have|need)\s+to\s+(?:respectfully\s+)?decline\s+to|(?:decline|refuse)\s+to|do\s+not\s+feel\s+comfortable|"
-    r"don(?:'|’)?t\s+feel\s+comfortable|is\s+not\s+something\s+I\s+can|isn(?:'|’)?t\s+something\s+I\s+can|"
-    r"not\s+something\s+I(?:\s+am|'m|’m)?\s+(?:able|allowed|can|willing))"
+    r"don(?:'|’)?t\s+feel\s+comfortable)"
 )
+# the speaker declines: a first-person subject, a few words at most before the inability ("I'm afraid I can't",
+# "Unfortunately, I am not able to"), so "the patient cannot answer questions" in a record is not a refusal
+_EN_SUBJECT = r"\b(?:I|we)(?:\s*(?:'|’)\s*(?:m|ll|d|ve|re))?\s+(?:[\w’']+\s+){0,3}?"
+# "cannot be evaluated", "could not be determined": passive, about the text, not a refusal
+_EN_GAP = r"\W+(?!(?:be|been|have\s+been)\b)(?:\w+\W+){0,3}?"
 _PATTERNS: list[tuple[str, re.Pattern]] = [
-    ("en", re.compile(_EN_INABILITY + r"\W+(?:\w+\W+){0,3}?" + _EN_TASK, re.IGNORECASE)),
+    ("en", re.compile(_EN_SUBJECT + _EN_INABILITY + _EN_GAP + _EN_TASK, re.IGNORECASE)),
+    ("en", re.compile(r"\b(?:is\s+not|isn(?:'|’)?t|not)\s+something\s+(?:that\s+)?I(?:\s+am|'m|’m)?\s+(?:can|able|allowed|willing|could)\b", re.IGNORECASE)),
     ("en", re.compile(r"\b(?:I|we)\s+(?:(?:must|have\s+to|need\s+to|will|am\s+going\s+to|'m\s+going\s+to)\s+)?(?:respectfully\s+|politely\s+)?"
                       r"(?:decline|refuse)(?:\s*(?:[.!,;]|$)|\s+(?:this|that|your|the\s+(?:request|task)|it\b))", re.IGNORECASE)),
     ("en", re.compile(r"\b(?:can(?:'|’)?t|cannot|won(?:'|’)?t|will\s+not|unable\s+to)\s+(?:do|help\s+with)\s+(?:that|this)\s*(?:[.!]|$)", re.IGNORECASE)),
