@@ -132,3 +132,12 @@ def test_nli_judge_counts_claims_against_text_it_cannot_read_as_leaked():
     assert "non_english" not in read_anyway.detail
     with pytest.raises(ValueError, match="non_english"):
         make_judge("nli", non_english="exclude")
+
+
+def test_clock_times_logins_joined_names_and_attached_sizes():
+    assert value_verdict("The first error was logged at 03:12.", "2026/11/24 03:12:45 [error] connect() failed").cap == 2
+    assert value_verdict("The accident happened around 7:40 pm.", "at approximately 19:40 the accident happened").cap <= 2
+    assert value_verdict("The user logs into the server as deploy.", "deploy@bramble-vps01:~$ sudo tail").cap == 1
+    assert value_verdict("The user works at Fenwick Bio.", "Author: Priya <priya.r@fenwickbio.com>").cap == 2
+    assert value_verdict("The SD card's root partition is 29 GB.", "/dev/mmcblk0p2  29G  27G  96% / on the SD card").cap == 2
+    assert [q.unit for q in find_quantities("29G 500M 2560Mi 5 g")] == ["gb", "mb", "mib", "g"]

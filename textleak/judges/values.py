@@ -60,11 +60,14 @@ _SLOTS = (r"user\s?name|login|handle|host\s?name|host|server|machine|computer|la
 # a naming cue, then the value: "named X", "username is X", "host: X", "known as X"; the cue words in any
 # case, the value's further words only when capitalised ("named Rose Callahan", not "named Sam and lives")
 _CUE = re.compile(
-    rf"\b(?i:named|called|nicknamed|titled|(?:{_SLOTS})\s+(?:is|was|are|:|=)(?:\s+(?:named|called))?|(?:name|called|known)\s+as)"
+    rf"\b(?i:named|called|nicknamed|titled|(?:{_SLOTS})\s+(?:is|was|are|:|=)(?:\s+(?:named|called))?|(?:name|called|known)\s+as|"
+    r"(?:logs?|logged|signs?|signed|sshe?s?|connects?|connected|runs?|ran)\s+(?:in(?:to)?\s+)?(?:\w+\s+){0,3}?as(?:\s+(?:the\s+)?user)?)"
     r"\s+(['\"`\u2018\u201c]?)([\w.@+/:~-]+(?:\s+[A-Z][\w'-]+){0,3})")
 _CAPITALISED = re.compile(r"(?<![\w'])([A-Z][a-zA-Z'\-]*[a-z][a-zA-Z'\-]*(?:\s+(?:[A-Z][a-zA-Z'\-]+|(?:de|van|von|da|del|la|le|bin|al|of|and|&|for|the|on)(?=\s+[A-Z])))*)")
 # a figure of three significant digits or more ("port 8081", "£1,150", "7.12"): weak, counted beside a claim word
 _FIGURE = re.compile(r"(?<![\w.,/:-])(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d{3,}(?:\.\d+)?|\d+\.\d{1,}(?<=\d\.\d\d|\d\d\.\d)\d*)(?![\w,/:-]|\.\d)")
+# a clock time ("03:12", "7:40 pm"), compared as 24-hour hh:mm
+_TIME = re.compile(r"(?<![\w:.])(\d{1,2}):(\d{2})(?::\d{2})?\s*([ap]\.?m\.?)?(?![\w:])", re.IGNORECASE)
 _ACRONYM = re.compile(r"^[A-Z]{2,4}s?$")
 _LONG_NUMBER = re.compile(r"(?<![\w.])\+?\(?\d[\d\s().-]{5,}\d(?![\w])")
 _TOKEN = re.compile(r"[a-z0-9]+")
@@ -136,6 +139,9 @@ def claim_values(claim: str) -> tuple[Value, ...]:
     for m in _LONG_NUMBER.finditer(claim):
         if sum(c.isdigit() for c in m.group(0)) >= 7:
             add(m.start(), m.end(), Value(m.group(0).strip(), "number", True))
+    for m in _TIME.finditer(claim):
+        if int(m.group(1)) <= 23:
+            add(m.start(), m.end(), Value(m.group(0), "time", False))
     for m in _FIGURE.finditer(claim):
         add(m.start(), m.end(), Value(m.group(0), "figure", False))
     for m in _IDENTIFIER.finditer(claim):
@@ -176,6 +182,8 @@ class _Sentence:
     quantities: tuple[Quantity, ...]
     dates: tuple[CalendarDate, ...]
     numbers: frozenset[str]
+    times: frozenset[str]
+    joined: str
     digits: frozenset[str]
     negated: bool
 
@@ -185,9 +193,19 @@ def _sentences(document: str) -> tuple[_Sentence, ...]:
     out = []
     for s in split_sentences(document, lowercase_starts=True):
         digits = frozenset(re.sub(r"\D", "", m.group(0)) for m in _LONG_NUMBER.finditer(s))
-        out.append(_Sentence(tuple(_TOKEN.findall(s.lower())), frozenset(rouge_tokens(s)), find_quantities(s), find_dates(s), frozenset(extract_numbers(s)), digits,
+        out.append(_Sentence(tuple(_TOKEN.findall(s.lower())), frozenset(rouge_tokens(s)), find_quantities(s), find_dates(s), frozenset(extract_numbers(s)),
+                             frozenset(_clock(m) for m in _TIME.finditer(s)), "".join(_TOKEN.findall(s.lower())), digits,
                              bool(_NEGATION.search(s))))
     return tuple(out)
+
+
+def _clock(m: re.Match) -> str:
+    hour, minute, half = int(m.group(1)), m.group(2), (m.group(3) or "").lower().replace(".", "")
+    if half == "pm" and hour < 12:
+        hour += 12
+    elif half == "am" and hour == 12:
+        hour = 0
+    return f"{hour:02d}:{minute}"
 
 
 def _contains(haystack: tuple[str, ...], needle: tuple[str, ...]) -> bool:
@@ -203,6 +221,10 @@ def _found_in(value: Value, sentence: _Sentence) -> bool:
         return any(same_quantity(value.quantity, q) for q in sentence.quantities)
     if value.date is not None:
         return any(same_date(value.date, d) for d in sentence.dates)
+    if value.kind == "time":
+        return any(_clock(m) in sentence.times for m in _TIME.finditer(value.text))
+    if value.kind == "name" and len(value.tokens) > 1 and "".join(value.tokens) in sentence.joined:
+        return True  # "Fenwick Bio" in "priya.r@fenwickbio.com"
     if value.kind == "figure":
         return bool(extract_numbers(value.text) & sentence.numbers)
     if value.kind == "number":

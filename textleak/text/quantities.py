@@ -73,6 +73,7 @@ _UNIT_RE = "|".join(re.escape(u) for u in _unit_names)
 # 5'10", 5 ft 10 in, 5 feet 10 inches
 _FEET_INCHES = re.compile(rf"(?<![\w.])(\d+)\s*(?:'|\u2032|ft\.?|feet|foot)\s*(\d+(?:\.\d+)?)\s*(?:\"|\u2033|''|in\.?|inch(?:es)?)?(?![\w])", re.IGNORECASE)
 _QUANTITY = re.compile(rf"(?<![\w.])({_NUM})\s*(?:-\s*)?(°\s*[cf]|{_UNIT_RE}|'|\u2032|\"|\u2033)(?![\w/])", re.IGNORECASE)
+_DATA_SUFFIX = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)([KMGT])(i)?(?![\w])")
 _MONEY = re.compile(rf"(?<![\w.])([$£€¥₹]|(?i:usd|gbp|eur|inr|rs\.?)\s)\s*({_NUM})\s*(k|m|mn|bn|thousand|million|billion|lakhs?|lac|crore)?(?![\w])|"
                     rf"(?<![\w.])({_NUM})\s*(k|thousand|million|billion|bn|lakhs?|lac|crore)?\s*(usd|gbp|eur|inr|dollars?|euros?|rupees)(?![\w])", re.IGNORECASE)
 
@@ -137,7 +138,7 @@ def find_quantities(text: str) -> tuple[Quantity, ...]:
         if k >= 0 and m.start() < ends[k]:
             continue
         unit = _canonical_unit(m.group(2))
-        if unit not in _UNITS:
+        if unit not in _UNITS or m.group(2) == "G":  # "29G" is a size (df), never grams
             continue
         value, decimals = _number(m.group(1))
         dimension, factor = _UNITS[unit]
@@ -151,6 +152,14 @@ def find_quantities(text: str) -> tuple[Quantity, ...]:
             # "3 in the morning", "at 2 s", "5 d": a one-letter or word unit after a space is not a unit
             continue
         out.append(Quantity(m.start(), m.end(), m.group(0), value, dimension, unit, decimals))
+    starts, ends = _merged([(q.start, q.end) for q in out])
+    for m in _DATA_SUFFIX.finditer(text):  # "29G", "500M", "2560Mi" as df, docker and Kubernetes write sizes
+        k = bisect_right(starts, m.start()) - 1
+        if k >= 0 and m.start() < ends[k]:
+            continue
+        value, decimals = _number(m.group(1))
+        unit = (m.group(2) + (m.group(3) or "")).lower() + ("" if m.group(3) else "b")
+        out.append(Quantity(m.start(), m.end(), m.group(0), value * _UNITS[unit][1], "data", unit, decimals))
     starts, ends = _merged([(q.start, q.end) for q in out])
     for m in _MONEY.finditer(text):
         k = bisect_right(starts, m.start()) - 1
