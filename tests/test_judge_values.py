@@ -140,4 +140,4 @@ def test_clock_times_logins_joined_names_and_attached_sizes():
     assert value_verdict("The user logs into the server as deploy.", "deploy@bramble-vps01:~$ sudo tail").cap == 1
     assert value_verdict("The user works at Fenwick Bio.", "Author: Priya <priya.r@fenwickbio.com>").cap == 2
     assert value_verdict("The SD card's root partition is 29 GB.", "/dev/mmcblk0p2  29G  27G  96% / on the SD card").cap == 2
-    assert [q.unit for q in find_quantities("29G 500M 2560Mi 5 g")] == ["gb", "mb", "mib", "g"]
+    assert [q.unit for q in find_quantities("29G 500M 2560Mi 5 g")] == ["gb", "mb", "mi", "g"]
