@@ -16,7 +16,7 @@ the table gives, per row, the share of each type and its mean claim privacy. A s
 ages and dates but leaves the clinical content keeps lexical privacy low (most words survive) while
 semantic privacy rises by the share of the claims it removed.
 
-Writes ``benchmarks/results/table1.json`` and ``.md``.
+Writes ``benchmarks/results/table1_offline.json`` and ``.md`` (``table1.md`` is ``utility_table.py``'s, with utility).
 """
 
 from __future__ import annotations
@@ -125,7 +125,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--records", type=int, default=30)
     parser.add_argument("--datasets", nargs="+", default=["medqa", "pupa"], choices=["medqa", "pupa"])
-    parser.add_argument("--out", default=str(RESULTS / "table1"))
+    parser.add_argument("--out", default=str(RESULTS / "table1_offline"))  # table1.md is utility_table.py's
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING)
     result: dict[str, Any] = {"command": "python benchmarks/table1.py " + " ".join(sys.argv[1:]), "records": args.records,
