@@ -141,30 +141,36 @@ def linkage_rates(
 ) -> dict[str, float]:
     """Correct-linkage rate of one-to-one sanitized records with the first / random / last ``k``
     claims as the adversary's knowledge (seed 000 table 3), with the configured atomizer and linker.
-    The denominator is every original record with at least one claim (empty ones are skipped, as in
-    the leakage report); an unlinked record counts as a miss."""
-    from textleak.leakage.atomize import atomize_records, atomizer_for
-    from textleak.leakage.knowledge import select_known_indices
-    from textleak.leakage.link import linker_for
-    from textleak.cache import DiskCache
 
-    config = config or LeakageConfig()
+    Computed by the leakage pipeline's own stages (inputs, normalisation, claims, knowledge with its
+    seed and short-record policy, linking, and the report's rule for a correct link), so the rate for
+    the strategy the leakage report used is the report's ``linkage_rate``, not a second draw: a page
+    shows one figure per strategy. The denominator is every original record with at least one claim
+    (empty ones are skipped, as in the leakage report); an unlinked record counts as a miss."""
+    from textleak.leakage.atomize import atomize_originals, atomizer_for
+    from textleak.leakage.inputs import prepare_inputs
+    from textleak.leakage.knowledge import choose_knowledge
+    from textleak.leakage.link import link_records, linker_for
+
+    config = (config or LeakageConfig()).replace(alignment="index", empty_originals="skip", paraphrase_knowledge=False)
     if len(originals) != len(sanitized):
         raise ValueError(f"linkage rates need one sanitized record per original ({len(sanitized)} vs {len(originals)})")
+    inputs = prepare_inputs(list(originals), list(sanitized), None, None, config)
     atomizer = atomizer_for(config)
-    cache = DiskCache("claims", enabled=config.use_cache)
-    claims = atomize_records(list(originals), atomizer, cache=cache)
-    pool = [s if s is not None else "" for s in sanitized]
-    link = linker_for(config)
-    link.fit(pool, atomize_records(pool, atomizer, cache=cache) if link.needs_claims else None)
-    scored = [i for i, c in enumerate(claims) if c]  # an empty original has nothing to link with
+    claims = atomize_originals(inputs.originals, inputs.active, atomizer, config)
+    scored = [i for i in inputs.active if claims[i]]  # an empty original has nothing to link with
     if not scored:
         raise ValueError("no original record has any claim: nothing to link")
+    linker = linker_for(config)
     out = {}
     for strategy in strategies:
-        known = select_known_indices([len(c) for c in claims], k=config.k, strategy=strategy, seed=config.seed)
-        links = link.link([[claims[i][j] for j in known[i]] for i in scored])
-        out[strategy] = sum(1 for i, l in zip(scored, links) if l.index == i) / len(scored)
+        _, known, _ = choose_knowledge(claims, scored, config.replace(knowledge=strategy))
+        links = link_records(inputs.pool, known, scored, linker, atomizer, config)
+        correct = 0
+        for i in scored:  # the report's rule: the linked record came from an original with this text
+            src = inputs.source_of[links[i].index] if links[i].index is not None else None
+            correct += int(src is not None and inputs.originals[src] == inputs.originals[i])
+        out[strategy] = correct / len(scored)
     return out
 
 
@@ -287,7 +293,7 @@ def run_study(cfg: StudyConfig, resume: bool = True, progress: bool | None = Non
         # 3. linkage ablation
         linkage = None
         if cfg.linkage_ablation:
-            key = content_hash(san_key, leakage_key, "linkage")
+            key = content_hash(san_key, leakage_key, "linkage-v2")  # v2: the pipeline's stages and rule (one figure per strategy)
             if stages.fresh("linkage", key, "linkage.json"):
                 linkage = _read_json(sdir / "linkage.json")
             else:

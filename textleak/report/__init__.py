@@ -223,6 +223,25 @@ li.leak .badge{background:#c0392b} li.partial .badge{background:#e67e22} li.safe
 """
 
 
+def has_utility(rows: list[dict[str, Any]]) -> bool:
+    """Whether any row has a utility figure to plot."""
+    return any(r.get("utility") is not None for r in rows)
+
+
+def _privacy_utility_section(imgs: dict[str, str]) -> str:
+    if "privacy_utility" not in imgs:
+        return ""
+    return ("<h2>Privacy against utility</h2>\n<figure><img id=\"fig-privacy-utility\" alt=\"privacy-utility scatter\" "
+            f"src=\"{imgs['privacy_utility']}\"></figure>\n")
+
+
+def _linkage_section(rows: list[dict[str, Any]]) -> str:
+    """The ablation table, when one was run (its entry for the report's own strategy is the summary's figure)."""
+    if not any(r.get("linkage") for r in rows):
+        return ""
+    return f"<h2>Linkage with first / random / last three claims</h2>{_linkage_table(rows)}"
+
+
 def _judge_line(judge: dict[str, Any] | None) -> str:
     """The judge and its measured agreement, for the report's header."""
     if not judge:
@@ -269,9 +288,7 @@ def render_html(result: dict[str, Any], figures: dict[str, bytes], drilldown_lim
 textleak {html.escape(str(result.get('textleak_version', '')))}{_judge_line(result.get('judge'))}</p>
 <h2>Summary</h2>{_summary_table(result.get('rows', []))}
 {_labels_section(result.get('rows', []))}
-<h2>Privacy against utility</h2>
-<figure><img id="fig-privacy-utility" alt="privacy-utility scatter" src="{imgs.get('privacy_utility', '')}"></figure>
-<h2>Linkage with first / random / last three claims</h2>{_linkage_table(result.get('rows', []))}
+{_privacy_utility_section(imgs)}{_linkage_section(result.get('rows', []))}
 {sweep}
 <h2>Records</h2><p>Each record: the original, the sanitized record the adversary linked it to, the claims the
 adversary knew, and every other claim with the judge's rating.</p>
@@ -286,9 +303,10 @@ def write_report(result: dict[str, Any], out_dir: str | Path, drilldown_limit: i
 
     out = make_private_dir(out_dir)
     figures: dict[str, bytes] = {}
-    fig = privacy_utility_figure(result.get("rows", []), title=f"{result.get('dataset', '')}: privacy vs utility")
-    figures["privacy_utility"] = _png(fig)
-    plt.close(fig)
+    if has_utility(result.get("rows", [])):  # no utility measured (--no-utility, evaluate without --utility): no empty frame
+        fig = privacy_utility_figure(result.get("rows", []), title=f"{result.get('dataset', '')}: privacy vs utility")
+        figures["privacy_utility"] = _png(fig)
+        plt.close(fig)
     if result.get("dp_sweep"):
         fig = dp_sweep_figure(result["dp_sweep"])
         figures["dp_sweep"] = _png(fig)
