@@ -7,6 +7,8 @@
 Sets: ``calibration-test`` (the held-out split of textleak/data/judge_calibration.jsonl, 80 claims),
 ``handwritten-test`` (the held-out split of textleak/judges/training/handwritten.jsonl: written by
 hand like the evaluation set, by other writers, from other cases; the adapter trains on its train split),
+``chat-heldout`` (benchmarks/heldout/*.jsonl: chat requests, e-mails, forms, pasted logs and code,
+hand-labelled by two writers who saw no judge code and no other labelled set),
 ``generated-val`` (the validation records' pairs of textleak.judges.training.pairs, same seed as the
 shipped adapter: records the adapter never saw, but built by the same rules), and any labelled JSONL
 (``--labels``; rows with ``claim``, ``document``, ``gold``, optional ``category`` and ``domain``).
@@ -56,6 +58,10 @@ def load_set(name: str, seed: int):
         hp = manifest["hyper_parameters"]
         pairs = build_pairs(REPO.parent / "shared" / "data", seed=manifest["seed"], per_claim=hp.get("per_claim", 4))
         return [LabelledClaim(p.claim, p.document, p.label, p.domain, f"gen-{k}", "val", p.category) for k, p in enumerate(pairs) if p.split == "val"]
+    if name == "chat-heldout":
+        # hand-labelled chat requests, e-mails, forms, pasted logs and code (benchmarks/heldout/, two writers who
+        # never saw the judge code or another labelled set): held out from every adapter
+        return [item for path in sorted((REPO / "benchmarks" / "heldout").glob("*.jsonl")) for item in load_labelled_claims(path)]
     if name == "eval":
         from textleak.judges.agreement import EVAL_SET
 

@@ -399,18 +399,22 @@ def calibrate_thresholds(
     return float(chosen[0]), float(chosen[1]), float(best[0])
 
 
+_LEAN_SETS = (("eval", "evaluation set"), ("handwritten_test", "other writers' pairs"), ("chat_heldout", "chat requests and pasted logs"))
+
+
 def _score_lean(calibration: dict[str, Any]) -> str:
     """The direction of a judge's error on the recorded hand-written sets, the larger lean toward
-    privacy when there is one: a judge whose mean score lies above the labels' overstates privacy,
-    and a reader of its number should know by about how much."""
-    leans = [calibration[f"{name}_mean_score_judge"] - calibration[f"{name}_mean_score_gold"] for name in ("eval", "handwritten_test")
-             if f"{name}_mean_score_judge" in calibration and f"{name}_mean_score_gold" in calibration]
+    privacy when there is one (with the lean on each set): a judge whose mean score lies above the
+    labels' overstates privacy, and a reader of its number should know by about how much."""
+    leans = {label: calibration[f"{name}_mean_score_judge"] - calibration[f"{name}_mean_score_gold"] for name, label in _LEAN_SETS
+             if f"{name}_mean_score_judge" in calibration and f"{name}_mean_score_gold" in calibration}
     if not leans:
         return ""
-    if max(leans) >= 0.005:
-        return f"; its mean score lies {max(leans):.2f} above the labels' (semantic privacy may read about that much high)"
-    if min(leans) <= -0.005:
-        return f"; its mean score lies {-min(leans):.2f} below the labels' (it overstates leakage)"
+    each = f" ({', '.join(f'{v:+.2f} on {k}' for k, v in leans.items())})" if len(leans) > 1 else ""
+    if max(leans.values()) >= 0.005:
+        return f"; its mean score lies {max(leans.values()):.2f} above the labels'{each} (semantic privacy may read about that much high)"
+    if min(leans.values()) <= -0.005:
+        return f"; its mean score lies {-min(leans.values()):.2f} below the labels'{each} (it overstates leakage)"
     return "; its mean score matches the labels'"
 
 
@@ -419,8 +423,10 @@ def measured_agreement(description: dict[str, Any]) -> str:
     calibration = description.get("calibration")
     if isinstance(calibration, dict):
         if "eval_spearman" in calibration:
-            other = (f" ({calibration['handwritten_test_spearman']:.2f} on {calibration.get('handwritten_test_n', '?')} from other writers)"
-                     if "handwritten_test_spearman" in calibration else "")
+            others = [f"{calibration[f'{name}_spearman']:.2f} on {calibration.get(f'{name}_n', '?')} {label}"
+                      for name, label in (("handwritten_test", "from other writers"), ("chat_heldout", "chat requests and pasted logs"))
+                      if f"{name}_spearman" in calibration]
+            other = f" ({', '.join(others)})" if others else ""
             return (f"Spearman {calibration['eval_spearman']:.2f} with {calibration.get('eval_n', '?')} hand-written labels{other}, "
                     f"{calibration.get('eval_contradiction_accuracy', float('nan')):.0%} of contradicted facts rated unsupported"
                     f"{_score_lean(calibration)}")

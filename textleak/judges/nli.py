@@ -506,6 +506,7 @@ class NLIJudge(Judge):
         batch_size: int = 32,
         encoder_batch_size: int = 16,
         device: str | None = None,
+        dtype: str | None = None,
         show_progress: bool = False,
     ):
         if spans < 1:
@@ -526,9 +527,10 @@ class NLIJudge(Judge):
         self.max_span_words = int(max_span_words)
         self.batch_size = int(batch_size)
         self.device = device
+        self.dtype = dtype  # float32 unless float16/bfloat16 is asked for on a GPU (textleak.encoders.encoder_dtype)
         self.show_progress = show_progress
         # the span finder: the embedding judge's bi-encoder (sentences + 8-word windows)
-        self.matcher = EmbeddingJudge(batch_size=encoder_batch_size, number_guard=False, device=device, show_progress=show_progress)
+        self.matcher = EmbeddingJudge(batch_size=encoder_batch_size, number_guard=False, device=device, dtype=dtype, show_progress=show_progress)
 
     @property
     def directory(self) -> Path:
@@ -549,6 +551,7 @@ class NLIJudge(Judge):
             "values": self.values,
             "reader_view": self.reader_view,
             "non_english": self.non_english,
+            **({"dtype": self.dtype} if self.dtype not in (None, "float32", "fp32") else {}),  # half precision can move ratings
             "score": "expected normalised rating E[(r-1)/2] under p(same, similar, unsupported)",
         }
         try:
@@ -573,7 +576,9 @@ class NLIJudge(Judge):
         import inspect
 
         defaults = {k: v.default for k, v in inspect.signature(NLIJudge.__init__).parameters.items()}
-        return all(getattr(self, k) == defaults[k] for k in ("spans", "int8", "cascade", "verbatim", "number_guard", "values", "reader_view", "non_english", "max_span_words"))
+        return self.dtype in (None, "float32", "fp32") and all(
+            getattr(self, k) == defaults[k] for k in ("spans", "int8", "cascade", "verbatim", "number_guard", "values", "reader_view",
+                                                      "non_english", "max_span_words"))
 
     def candidate_spans(self, claims: Sequence[Sequence[str]], documents: Sequence[str]) -> list[list[dict[str, Any]]]:
         """Per claim: ``{"similarity", "spans": [span texts, best first]}`` (similarity None and no
@@ -628,7 +633,7 @@ class NLIJudge(Judge):
                 else:
                     jobs.extend((i, j, claim, s) for s in row["spans"])
         if jobs:
-            model = load_nli_model(self.weights, self.int8, self.device)
+            model = load_nli_model(self.weights, self.int8, self.device, self.dtype)
             probs = model.predict([(c, s) for _, _, c, s in jobs], batch_size=self.batch_size)
             best: dict[tuple[int, int], tuple[float, np.ndarray, str, int]] = {}
             for (i, j, claim, span), p in zip(jobs, probs):
