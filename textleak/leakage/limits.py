@@ -31,4 +31,4 @@ def check_record_sizes(originals: Sequence[str], sanitized: Sequence[str | None]
                     f"{name} has {len(text):,} characters, above max_record_chars={limit:,}: the judge and the lexical "
                     "baseline take time that grows with a record's length (benchmarks/bench_record_size.py). Check that "
                     "the record is what you meant to release (a sanitizer that looped?), split it, or raise "
-                    "max_record_chars (0: no limit)")
+                    "max_record_chars (--max-record-chars on the command line; 0: no limit)")
