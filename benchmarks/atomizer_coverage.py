@@ -9,7 +9,8 @@ with the default atomizer and prints:
   knows k (``select_known_indices``, the pipeline's own rule) under ``short_records="exclude"`` (the
   default: more than k claims) and under ``"reduce_k"`` (at least 2 claims);
 - claims per record (mean, median);
-- the claims of ``--sample`` records drawn with ``--seed``, so a reader can check they state something.
+- the claims of ``--sample`` records drawn with ``--seed`` (with ``requests=True``, the chat rules,
+  opt-in), so a reader can check they state something.
 
 The baseline is the ``RuleAtomizer`` of ``--baseline-ref`` read from git (as in
 ``atomizer_granularity.py``); ``--baseline-ref ''`` leaves it out.
@@ -77,7 +78,8 @@ def main() -> None:
         old = load_baseline(args.baseline_ref)
         if old is not None:
             runs[f"rules@{args.baseline_ref}"] = old()
-    runs["rules (now)"] = atomizers.build("rules")
+    runs["rules (now, default)"] = atomizers.build("rules")
+    runs["rules requests=True"] = atomizers.build("rules", requests=True)
     results = {}
     print(f"{len(texts)} PUPA records (../shared/data/pupa/PUPA_TNB.csv), k={args.k}")
     print("| atomizer | records | scored (exclude) | scored (reduce_k) | mean claims | median | ms / record |")
@@ -90,7 +92,7 @@ def main() -> None:
         results[label]["claims"] = claims
         print(f"| {label} | {r['records']} | {r['scored_exclude']:.1%} | {r['scored_reduce_k']:.1%} | "
               f"{r['mean_claims']:.2f} | {r['median_claims']:g} | {ms:.2f} |")
-    now = results["rules (now)"]["claims"]
+    now = results["rules requests=True"]["claims"]
     for i in sorted(random.Random(args.seed).sample(range(len(texts)), min(args.sample, len(texts)))):
         print(f"\n## record {i} ({len(now[i])} claims): {texts[i][:300]!r}")
         for c in now[i]:

@@ -13,7 +13,7 @@ from textleak.atomizers.rules import RuleAtomizer
 from textleak.leakage.knowledge import select_known_indices
 from textleak.text.normalize import normalize_text
 
-ATOMIZER = RuleAtomizer()
+ATOMIZER = RuleAtomizer(requests=True)  # opt-in until the judge rates these claims as supported (see the docs)
 
 # words that frame a claim without stating anything (written here, not imported: the test checks the rules)
 FRAMING = set("""
@@ -40,6 +40,21 @@ def pupa(shared_data) -> list[str]:
         pytest.skip(f"{path} not found")
     ds = load("wildchat", data_dir=str(path.parent), split="train")
     return [normalize_text(t) for t in ds["text"][:200]]
+
+
+def test_chat_requests_in_the_third_person():
+    text = ("I'm a night-shift nurse in Leeds and I keep falling asleep on the bus home. My partner says I should see my GP "
+            "but I don't have time until March. Any tips?")
+    assert claims(text) == ["The user is a night-shift nurse.", "The user is in Leeds.", "The user keeps falling asleep on the bus home.",
+                            "The user's partner says the user should see their GP.", "The user has a partner.",
+                            "The user does not have time until March.", 'The user asks: "Any tips?"', "The user mentions GP."]
+    assert claims("critically analyze the film You Shall Not Kill and express an opinion") == [
+        "The user asks to critically analyze the film You Shall Not Kill.", "The user asks to express an opinion."]
+    assert claims("I am applying for the job. i have attached my resume, i hope you will consider it") == [
+        "The user is applying for the job.", "The user has attached their resume.", "The user hopes you will consider it."]
+    assert claims("Can you list these firms: 1. Epic Systems 2. Cerner Corporation 3. Allscripts Inc") == [
+        "The user asks the assistant to list these firms.", "Allscripts Inc.", "The user mentions Epic Systems.",
+        "The user mentions Cerner Corporation."]
 
 
 def test_most_pupa_requests_keep_a_scored_claim_at_k3(pupa):

@@ -177,19 +177,18 @@ def test_nested_list_stays_with_its_item():
 
 
 def test_chat_requests_and_stated_facts():
-    # issue 25.5: a request's facts are claims about the user, in the third person (v2 kept "I'm a ...")
+    # the default keeps the clause rules (requests=False); the third-person claims of
+    # requests=True are pinned in tests/test_atomizer_requests.py
     text = ("I'm a night-shift nurse in Leeds and I keep falling asleep on the bus home. My partner says I should see my GP "
             "but I don't have time until March. Any tips?")
-    assert claims(text) == ["The user is a night-shift nurse.", "The user is in Leeds.", "The user keeps falling asleep on the bus home.",
-                            "The user's partner says the user should see their GP.", "The user has a partner.",
-                            "The user does not have time until March.", 'The user asks: "Any tips?"', "The user mentions GP."]
+    assert claims(text) == ["I'm a night-shift nurse in Leeds.", "I keep falling asleep on the bus home.",
+                            "My partner says I should see my GP.", "I don't have time until March.", "Any tips?"]
     assert claims("critically analyze the film You Shall Not Kill and express an opinion") == [
-        "The user asks to critically analyze the film You Shall Not Kill.", "The user asks to express an opinion."]
+        "Critically analyze the film You Shall Not Kill.", "Express an opinion."]
     assert claims("I am applying for the job. i have attached my resume, i hope you will consider it") == [
-        "The user is applying for the job.", "The user has attached their resume.", "The user hopes you will consider it."]
+        "I am applying for the job.", "I have attached my resume.", "I hope you will consider it."]
     assert claims("Can you list these firms: 1. Epic Systems 2. Cerner Corporation 3. Allscripts Inc") == [
-        "The user asks the assistant to list these firms.", "Allscripts Inc.", "The user mentions Epic Systems.",
-        "The user mentions Cerner Corporation."]
+        "Can you list these firms.", "Epic Systems.", "Cerner Corporation.", "Allscripts Inc."]
 
 
 @pytest.mark.parametrize("text, route, expected", [
@@ -241,7 +240,7 @@ def test_switches_and_version():
         "A 45-year-old man presents with fever.", "A 45-year-old man presents with cough.", "He smokes."]
     d = RuleAtomizer().describe()
     assert d["version"] == "3" and d["split_demographics"] is True  # older claims caches are not reused
-    assert d["requests"] is True and RuleAtomizer(requests=False).describe()["requests"] is False
+    assert d["requests"] is False and RuleAtomizer(requests=True).describe()["requests"] is True  # opt-in (issue 25.5)
 
 
 _ADDED_WORDS = {"the", "patient", "patient's", "is", "a", "an", "has", "was", "years", "year", "months", "month", "weeks",
