@@ -176,7 +176,7 @@ def test_nli_model_that_outputs_nan_fails_instead_of_scoring(monkeypatch):
     from textleak.judges import make_judge
 
     model = nli.load_nli_model()
-    monkeypatch.setattr(model, "_forward", lambda pairs: torch.full((len(pairs), 3), float("nan")))
+    monkeypatch.setattr(model, "_forward", lambda pairs, encoded=None: torch.full((len(pairs), 3), float("nan")))
     judge = make_judge("nli", verbatim=False, cascade=None)
     with pytest.raises(ValueError, match="non-finite probabilities"):
         judge.rate([["She has a cough and a fever."]], ["A woman with a cough comes to the clinic."])
