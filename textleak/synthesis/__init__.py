@@ -8,6 +8,8 @@
 - :mod:`~textleak.synthesis.generation`: seeded, batch-invariant generation from control codes;
 - :mod:`~textleak.synthesis.callback`: ``LeakageCallback`` for any Hugging Face ``Trainer``;
 - :mod:`~textleak.synthesis.synthesizer`: ``SyntheticData`` (fit / generate / privacy_report).
+- :mod:`~textleak.synthesis.audit`: canary audit of a synthesizer (membership from the synthetic
+  text, the one-run lower bound on epsilon; ``textleak audit``).
 
 Submodules import torch and transformers; import them directly.
 """
