@@ -202,3 +202,34 @@ def test_audit_command_end_to_end(tmp_path, capsys):
     assert report["claimed_epsilon"] == "inf" and report["violation"] is False
     assert "| ngram_lm |" in capsys.readouterr().out
     assert (out / "audit.png").exists() and (out / "audit.md").exists()
+
+
+@pytest.mark.parametrize("mode", ["noise", "clip", "both", None])
+def test_break_switch_skips_exactly_what_it_says(monkeypatch, mode):
+    """One DP-SGD step on a linear model whose per-record gradients have norm 100 (clip norm 1, noise
+    multiplier 50): only the noise, only the clipping, or both are skipped; the noise multiplier the
+    accountant reads is unchanged."""
+    import torch
+
+    from textleak.synthesis.dp import BREAK_DP_ENV, DPConfig, DPTrainingSession
+
+    if mode:
+        monkeypatch.setenv(BREAK_DP_ENV, mode)
+    else:
+        monkeypatch.delenv(BREAK_DP_ENV, raising=False)
+    model = torch.nn.Linear(1, 1, bias=False)
+    torch.nn.init.zeros_(model.weight)
+    data = [torch.tensor([100.0])] * 4
+    session = DPTrainingSession(DPConfig(epsilon=None, noise_multiplier=50.0), num_records=4, batch_size=4, steps=1)
+    module, optimizer, loader = session.make_private(model, torch.optim.SGD(model.parameters(), lr=1.0), data,
+                                                     lambda b: torch.stack(b))
+    batch = next(b for b in loader if len(b))
+    (module(batch) - 0).mean().backward()       # d/dw of w * 100 = 100 per record
+    optimizer.pre_step()
+    grad = float(model.weight.grad)              # (sum of (clipped) gradients + noise) / expected batch 4
+    clean = len(batch) * (100.0 if mode in ("clip", "both") else 1.0) / 4
+    if mode in ("noise", "both"):
+        assert grad == pytest.approx(clean)
+    else:
+        assert 1e-3 < abs(grad - clean) < 40    # noise of std 50 * 1 / 4 = 12.5 added to the right sum (1 or 100)
+    assert optimizer.noise_multiplier == 50.0
