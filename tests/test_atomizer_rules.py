@@ -177,8 +177,9 @@ def test_nested_list_stays_with_its_item():
 
 
 def test_chat_requests_and_stated_facts():
-    # the default keeps the clause rules (requests=False); the third-person claims of
-    # requests=True are pinned in tests/test_atomizer_requests.py
+    # the clause rules (requests=False); the third-person claims of the default (requests=True)
+    # are pinned in tests/test_atomizer_requests.py
+    claims = RuleAtomizer(requests=False).atomize_one
     text = ("I'm a night-shift nurse in Leeds and I keep falling asleep on the bus home. My partner says I should see my GP "
             "but I don't have time until March. Any tips?")
     assert claims(text) == ["I'm a night-shift nurse in Leeds.", "I keep falling asleep on the bus home.",
@@ -240,7 +241,7 @@ def test_switches_and_version():
         "A 45-year-old man presents with fever.", "A 45-year-old man presents with cough.", "He smokes."]
     d = RuleAtomizer().describe()
     assert d["version"] == "3" and d["split_demographics"] is True  # older claims caches are not reused
-    assert d["requests"] is False and RuleAtomizer(requests=True).describe()["requests"] is True  # opt-in (issue 25.5)
+    assert d["requests"] is True and RuleAtomizer(requests=False).describe()["requests"] is False  # on by default (issue 25.5)
 
 
 _ADDED_WORDS = {"the", "patient", "patient's", "is", "a", "an", "has", "was", "years", "year", "months", "month", "weeks",

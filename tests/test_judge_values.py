@@ -141,3 +141,10 @@ def test_clock_times_logins_joined_names_and_attached_sizes():
     assert value_verdict("The user works at Fenwick Bio.", "Author: Priya <priya.r@fenwickbio.com>").cap == 2
     assert value_verdict("The SD card's root partition is 29 GB.", "/dev/mmcblk0p2  29G  27G  96% / on the SD card").cap == 2
     assert [q.unit for q in find_quantities("29G 500M 2560Mi 5 g")] == ["gb", "mb", "mi", "g"]
+
+
+def test_what_a_claim_says_the_text_mentions_is_its_value():
+    assert value_verdict("The user mentions POS.", "our POS system crashed at noon").cap == 1
+    assert value_verdict("The user mentions the e-mail address pansariani@icloud.com.", "mail me at pansariani@icloud.com").cap == 1
+    assert value_verdict("The message is addressed to HR.", "Dear HR, I am writing to ...").cap == 1
+    assert value_verdict("The user mentions UN.", "The agency wrote back.").cap == 3

@@ -32,9 +32,10 @@ English text, sentence by sentence (:func:`textleak.text.split_sentences`, lower
 6. **predicate lists**: "The joints are swollen, warm, and painful" -> one claim per adjective;
    "His pulse is 104/min and irregular" -> two.
 
-Chat requests (version 3, issue 25.5; opt-in with ``requests=True`` until the judge rates these claims
-as supported: with them the NLI judge gives the identity release of 200 PUPA requests a semantic
-privacy of 0.23, without them 0.0002): an English record that speaks to or for someone and is not a
+Chat requests (version 3, issue 25.5; on by default, ``requests=False`` turns them off): with them 81%
+of the first 200 PUPA requests keep a claim to score at k=3 (51.5% without). The NLI judge rates
+them against the identity release of 40 PUPA requests at semantic privacy 0.036 (0.000 without them;
+0.18 before the judge read written values, which made them opt-in for a while): an English record that speaks to or for someone and is not a
 clinical profile (:func:`textleak.atomizers.requests.is_request`) has its clauses rewritten in the third
 person ("The user is a nurse.", "The user asks to write a letter.", "The writer ..." for pasted text)
 and the values it writes added ("The user mentions Bordeaux."), without padding; see
@@ -771,7 +772,7 @@ class RuleAtomizer(Atomizer):
     vitals and findings (see the module docstring for every rule).
 
     ``split_lists``, ``split_clauses`` and ``split_demographics`` turn the finer splits off (all three
-    off: a claim is a sentence). ``requests`` (opt-in, issue 25.5) reads an English record that is not a
+    off: a claim is a sentence). ``requests`` (on by default, issue 25.5) reads an English record that is not a
     clinical profile as a user's request: claims in the third person ("The user ..."), the values it
     writes, no padding (:mod:`textleak.atomizers.requests`, issue 25.5). Claims shorter than ``min_words`` words (letters, for scripts written
     without spaces) are dropped; exact repeats within a record are kept once.
@@ -781,7 +782,7 @@ class RuleAtomizer(Atomizer):
     VERSION = "3"  # 3: chat requests in the third person, with their values (issue 25.5)
 
     def __init__(self, split_lists: bool = True, split_clauses: bool = True, split_demographics: bool = True,
-                 min_words: int = 2, requests: bool = False):
+                 min_words: int = 2, requests: bool = True):
         self.requests = requests
         self.split_lists = split_lists
         self.split_clauses = split_clauses

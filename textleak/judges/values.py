@@ -9,7 +9,8 @@ claim's "The person's name is Sam". A reader does not. This module finds a claim
   "H2O"), words with inner dots, colons, underscores or ``@``; numbers of 7 or more digits (phone
   numbers, account numbers), compared on their digits;
 - quoted strings;
-- the value after a naming cue ("named X", "called X", "username is X", "host is X", "e-mail is X");
+- the value after a naming cue ("named X", "called X", "username is X", "host is X", "e-mail is X"),
+  and what a claim says the text mentions ("The user mentions X", "The message is addressed to X");
 - proper names: capitalised words that do not open the claim (acronyms of 2-4 capitals aside:
   "ECG", "HIV" name tests and diseases, not people);
 - calendar dates in any format (:mod:`textleak.text.dates`: "2025-03-03" is "March 3, 2025");
@@ -63,6 +64,9 @@ _CUE = re.compile(
     rf"\b(?i:named|called|nicknamed|titled|(?:{_SLOTS})\s+(?:is|was|are|:|=)(?:\s+(?:named|called))?|(?:name|called|known)\s+as|"
     r"(?:logs?|logged|signs?|signed|sshe?s?|connects?|connected|runs?|ran)\s+(?:in(?:to)?\s+)?(?:\w+\s+){0,3}?as(?:\s+(?:the\s+)?user)?)"
     r"\s+(['\"`\u2018\u201c]?)([\w.@+/:~-]+(?:\s+[A-Z][\w'-]+){0,3})")
+# "The user mentions X", "The message is addressed to X": the rest of the claim is the value
+_MENTION = re.compile(r"\b(?:mentions?|mentioned|refers?\s+to|talks?\s+about|(?:is|are|was)\s+(?:addressed\s+to|signed\s+by))\s+"
+                      r"(?:the\s+|a\s+|an\s+)?(\S.*?)\s*[.!?]?\s*$")
 _CAPITALISED = re.compile(r"(?<![\w'])([A-Z][a-zA-Z'\-]*[a-z][a-zA-Z'\-]*(?:\s+(?:[A-Z][a-zA-Z'\-]+|(?:de|van|von|da|del|la|le|bin|al|of|and|&|for|the|on)(?=\s+[A-Z])))*)")
 # a figure of three significant digits or more ("port 8081", "£1,150", "7.12"): weak, counted beside a claim word
 _FIGURE = re.compile(r"(?<![\w.,/:-])(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d{3,}(?:\.\d+)?|\d+\.\d{1,}(?<=\d\.\d\d|\d\d\.\d)\d*)(?![\w,/:-]|\.\d)")
@@ -81,7 +85,8 @@ _NOT_NAMES = frozenset(
 _NAMING_WORDS = frozenset(rouge_tokens("name named call called nicknamed username user login handle host hostname server machine "
                                        "computer email mail address alias nickname password surname first last middle full account "
                                        "id known title titled is was phone telephone mobile cell number fax code zip postcode postal "
-                                       "ssn iban card licence license passport"))
+                                       "ssn iban card licence license passport mention mentions mentioned refer refers talk talks "
+                                       "about addressed signed message e date year web site"))
 _FRAME = frozenset("the a an user users patient patients person he she his her him i my me we our they their it its is are was were "
                    "has have had be been of to in on at for and or with that this as by s".split())
 _NEGATION = re.compile(r"\b(?:no|not|never|none|nothing|nobody|neither|nor|without|denies|denied|deny|denying|negative|absent|"
@@ -172,6 +177,10 @@ def claim_values(claim: str) -> tuple[Value, ...]:
             continue
         text = " ".join(words)
         add(m.start(), m.end(), Value(text, "name", sum(w[0].isupper() for w in words) >= 2))
+    for m in _MENTION.finditer(claim):  # last: a name or identifier inside it is matched as itself
+        text = m.group(1).strip()
+        if text and text.lower() not in _FRAME and len(text) <= 80:
+            add(m.start(1), m.start(1) + len(text), Value(text, "named", True))
     return tuple(out)
 
 
@@ -275,7 +284,7 @@ def value_verdict(claim: str, document: str) -> ValueVerdict:
         shared = set.intersection(*(set(h) for h in found.values()))
         for k in shared:
             s = sentences[k]
-            if s.negated == claim_negated and (not others or len(others & s.stems) >= _SUPPORT_SHARE * len(others)):
+            if not others or (s.negated == claim_negated and len(others & s.stems) >= _SUPPORT_SHARE * len(others)):
                 return ValueVerdict(1, names, "the claim's values are written in a sentence that states its relation")
     if any(v.strong for v in found) or len(found) == len(values):
         return ValueVerdict(2, names, "a value of the claim is written in the text")
