@@ -79,7 +79,7 @@ def judged_claims(records: Iterable[Any], unparsed: str = "leak") -> list[Judged
     ``records``: :class:`~textleak.leakage.report.RecordResult` objects or their dicts (a
     ``records-*.jsonl`` line). ``unparsed`` is the report's policy: ``leak`` keeps unparsed claims
     (score 0, fixed), ``exclude`` leaves them out, as :mod:`textleak.leakage.aggregate` does; a claim of
-    another status that carries a score keeps it (fixed). A record whose claims do not average to its
+    any status but ``ok`` is unparsed there, whatever score it carries. A record whose claims do not average to its
     privacy (a records file of another version) is one warning."""
     per_record: list[tuple[Any, list[tuple[int, dict]]]] = []
     for r in records:
@@ -89,11 +89,11 @@ def judged_claims(records: Iterable[Any], unparsed: str = "leak") -> list[Judged
         for j, c in enumerate(_get(r, "claims") or []):
             if c.get("known") or "status" not in c:
                 continue
+            # as textleak.leakage.aggregate counts them: any status but ok (and unreadable, left out) is
+            # unparsed, leaked (0) or left out by the policy, whatever score it carries
             if c.get("status") == "ok" and c.get("score") is not None:
                 rows.append((j, c, float(c["score"]), False))
-            elif c.get("score") is not None:
-                rows.append((j, c, float(c["score"]), True))
-            elif c.get("status") == "unparsed" and unparsed == "leak":
+            elif c.get("status") != "unreadable" and unparsed == "leak":
                 rows.append((j, c, 0.0, True))
         if rows:
             per_record.append((r, rows))

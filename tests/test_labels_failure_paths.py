@@ -1,0 +1,40 @@
+"""Failure paths of the hand-label correction that must never report more privacy than the report measured."""
+
+from __future__ import annotations
+
+import pytest
+
+from textleak.leakage.labels import corrected_privacy, judged_claims, read_labels
+
+
+def _records(odd_status: str, odd_score):
+    """Six records, each with rated claims 1/3/2 and one claim of a status the judge did not rate 'ok'."""
+    def claim(text, rating, status="ok", score=None):
+        return {"text": text, "known": False, "rating": rating,
+                "score": (rating - 1) / 2 if rating is not None else score, "status": status}
+
+    records = [{"index": i, "id": f"r{i}", "linked_text": f"released {i}",
+                "claims": [claim(f"c{i}a", 1), claim(f"c{i}b", 3), claim(f"c{i}c", 2),
+                           claim(f"c{i}d", None, odd_status, odd_score)]} for i in range(6)]
+    for r in records:  # as textleak.leakage.aggregate counts them under unparsed="leak": any status but ok is 0
+        r["privacy"] = sum(c["score"] if c["status"] == "ok" else 0.0 for c in r["claims"]) / 4
+    return records
+
+
+@pytest.mark.parametrize("status,score", [("error", None), ("error", 1.0), ("unparsed", 1.0)])
+def test_a_claim_not_rated_ok_counts_as_leaked_like_the_report(status, score):
+    """aggregate counts every claim whose status is not 'ok' (nor 'unreadable') as unparsed: leaked (0)
+    under unparsed='leak'. The correction must do the same, not keep a score nor drop the claim."""
+    records = _records(status, score)
+    claims = judged_claims(records)
+    assert len(claims) == 24
+    assert sum(c.weight * c.score for c in claims) == pytest.approx(records[0]["privacy"])
+    labels = {c.key: c.rating for c in claims if not c.fixed}
+    out = corrected_privacy(records, labels)
+    assert out["judge_alone"]["semantic_privacy"] == pytest.approx(records[0]["privacy"])
+    assert out["semantic_privacy"] <= records[0]["privacy"] + 1e-9
+
+
+def test_exclude_leaves_out_every_claim_not_rated_ok():
+    records = _records("error", 1.0)
+    assert all(c.claim[-1] != "d" for c in judged_claims(records, unparsed="exclude"))
