@@ -148,3 +148,10 @@ def test_what_a_claim_says_the_text_mentions_is_its_value():
     assert value_verdict("The user mentions the e-mail address pansariani@icloud.com.", "mail me at pansariani@icloud.com").cap == 1
     assert value_verdict("The message is addressed to HR.", "Dear HR, I am writing to ...").cap == 1
     assert value_verdict("The user mentions UN.", "The agency wrote back.").cap == 3
+
+
+def test_a_value_is_found_once_even_when_a_longer_one_contains_it():
+    # the mention ("course Big Data notes") contains the name "Big Data" on both sides: one value, not two
+    values = claim_values("The user mentions course Big Data notes.")
+    assert [v.text for v in values] == ["Big Data"]
+    assert value_verdict("The user mentions course Big Data notes.", "I study Big Data at night.").cap == 2

@@ -60,7 +60,7 @@ import numpy as np
 
 from textleak.judges.base import ClaimRating, Judge, normalise
 from textleak.judges.embedding import EmbeddingJudge
-from textleak.judges.values import reader_view, value_verdict
+from textleak.judges.values import FRAME_WORDS, NEGATION, reader_view, value_verdict
 from textleak.registry import judges
 from textleak.text import extract_numbers, split_sentences
 from textleak.text.language import detect_language
@@ -231,12 +231,9 @@ NUMBER_FEATURES = ("claim_has_numbers", "numbers_missing", "span_without_numbers
 NUMERIC_FEATURES = NUMBER_FEATURES + ("content_recall", "negation_mismatch", "slot_log_ratio")
 _SLOT_TOKEN = re.compile(r"[^\W\d_]+|\d[\d,]*(?:\.\d+)?")
 _SLOT_WINDOW = 3  # words before a number that name what it measures ("pulse is 72", "rent of £900")
-# negation cues, for the polarity feature (a claim and a span that both negate, in any wording, agree in polarity)
-_NEGATION = re.compile(r"\b(?:no|not|never|none|nothing|nobody|neither|nor|without|denies|denied|deny|denying|negative|absent|"
-                       r"cannot|free of|unremarkable)\b|n't\b", re.IGNORECASE)
-# words that frame a claim rather than state its content ("The user ...", "The patient ...")
-_FRAME_WORDS = frozenset("the a an user users patient patients he she his her him i my me we our they their it its is are was were "
-                         "has have had be been of to in on at for and or with that this as by".split())
+# negation cues (the polarity feature) and the words that frame a claim: one definition, in values.py
+_NEGATION = NEGATION
+_FRAME_WORDS = FRAME_WORDS
 
 
 def feature_names(config: dict[str, Any]) -> tuple[str, ...]:
@@ -662,8 +659,10 @@ def apply_value_verdict(rating: ClaimRating, claim: str, document: str) -> Claim
     """``rating`` no better for privacy than the claim's written values allow
     (:func:`textleak.judges.values.value_verdict`): a claim whose value is written is not rated 3, and one
     whose value and relation are written is rated 1."""
+    if rating.rating is None or rating.rating == 1:
+        return rating
     verdict = value_verdict(claim, document)
-    if rating.rating is None or rating.rating <= verdict.cap:
+    if rating.rating <= verdict.cap:
         return rating
     detail = dict(rating.detail)
     detail["values"] = {"found": list(verdict.values), "reason": verdict.reason, "rating_before": rating.rating}

@@ -87,17 +87,24 @@ _NAMING_WORDS = frozenset(rouge_tokens("name named call called nicknamed usernam
                                        "id known title titled is was phone telephone mobile cell number fax code zip postcode postal "
                                        "ssn iban card licence license passport mention mentions mentioned refer refers talk talks "
                                        "about addressed signed message e date year web site"))
-_FRAME = frozenset("the a an user users patient patients person he she his her him i my me we our they their it its is are was were "
-                   "has have had be been of to in on at for and or with that this as by s".split())
-_NEGATION = re.compile(r"\b(?:no|not|never|none|nothing|nobody|neither|nor|without|denies|denied|deny|denying|negative|absent|"
-                       r"cannot)\b|n't\b", re.IGNORECASE)
+# negation cues: a claim and a sentence that both negate, in any wording, agree in polarity (also the
+# NLI head's polarity feature, textleak.judges.nli)
+NEGATION = re.compile(r"\b(?:no|not|never|none|nothing|nobody|neither|nor|without|denies|denied|deny|denying|negative|absent|"
+                      r"cannot|free of|unremarkable)\b|n't\b", re.IGNORECASE)
+# words that frame a claim rather than state its content ("The user ...", "The patient ..."); the NLI
+# head's features read exactly this set
+FRAME_WORDS = frozenset("the a an user users patient patients he she his her him i my me we our they their it its is are was were "
+                        "has have had be been of to in on at for and or with that this as by".split())
+_FRAME = FRAME_WORDS | {"person", "s"}  # and the "s" of "the user's"
+_NEGATION = NEGATION
 _SUPPORT_SHARE = 0.6
 
 
 @dataclass(frozen=True)
 class Value:
     """One value of a claim: ``text`` as written, ``kind`` (identifier, quoted, named, name, number,
-    quantity), ``strong`` (its presence alone is a leak), the ``quantity`` when it has a unit."""
+    quantity, date, time, figure), ``strong`` (its presence alone is a leak), the ``quantity`` when it
+    has a unit, the ``date`` when it is a calendar date."""
 
     text: str
     kind: str
@@ -121,7 +128,7 @@ def claim_values(claim: str) -> tuple[Value, ...]:
     covered: list[tuple[int, int]] = []
 
     def add(start: int, end: int, value: Value) -> None:
-        if any(a <= start < b or a < end <= b for a, b in covered):
+        if any(start < b and a < end for a, b in covered):
             return
         if not value.tokens:
             return
