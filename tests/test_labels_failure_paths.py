@@ -38,3 +38,15 @@ def test_a_claim_not_rated_ok_counts_as_leaked_like_the_report(status, score):
 def test_exclude_leaves_out_every_claim_not_rated_ok():
     records = _records("error", 1.0)
     assert all(c.claim[-1] != "d" for c in judged_claims(records, unparsed="exclude"))
+
+
+@pytest.mark.parametrize("bad", ["2.5", "3.7", 2.5, True])
+def test_read_labels_rejects_a_label_that_is_not_a_whole_rating(tmp_path, bad):
+    """'2.5' or 3.7 is not a rating on the rubric: truncating it (to 2 or 3, more private) would invent
+    privacy; it is one error naming the file and the line."""
+    import json
+
+    path = tmp_path / "labels.jsonl"
+    path.write_text(json.dumps({"key": "a", "label": 1}) + "\n" + json.dumps({"key": "b", "label": bad}) + "\n")
+    with pytest.raises(ValueError, match=r"labels.jsonl:2: label"):
+        read_labels(path)

@@ -176,8 +176,9 @@ def read_labels(path: str | Path) -> dict[str, int | None]:
         if label in (None, "", "skip"):
             out[str(key)] = None
             continue
-        try:
-            value = int(float(label))
+        try:  # a whole rating only: truncating '2.5' or 3.7 would invent privacy
+            number = float(label)
+            value = int(number) if number.is_integer() and not isinstance(label, bool) else -1
         except (TypeError, ValueError):
             value = -1
         if value not in RATINGS:
