@@ -44,6 +44,7 @@ from typing import Sequence
 from textleak.text import extract_numbers, rouge_tokens, split_sentences
 from textleak.text.dates import CalendarDate, find_dates, same_date
 from textleak.text.quantities import Quantity, find_quantities, same_quantity
+from textleak.text.rewrite import rewrite_as
 from textleak.text.typos import common_words, english_words
 
 _EMAIL = r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
@@ -311,10 +312,4 @@ def reader_view(document: str, claims: Sequence[str]) -> str:
     claim_dates = [d for c in claims for d in find_dates(c)]
     if not claim_dates:
         return text
-    pieces, last = [], 0
-    for d in find_dates(text):
-        match = next((c for c in claim_dates if c.text != d.text and same_date(c, d)), None)
-        if match is not None:
-            pieces += [text[last : d.start], match.text]
-            last = d.end
-    return "".join(pieces) + text[last:] if pieces else text
+    return rewrite_as(text, find_dates(text), claim_dates, lambda d, c: c.text != d.text and same_date(c, d))

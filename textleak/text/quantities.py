@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterable, Sequence
 
+from textleak.text.rewrite import rewrite_as
+
 # unit spelling -> (dimension, factor to the canonical unit, offset); temperature is the one affine case
 _UNITS: dict[str, tuple[str, float]] = {}
 
@@ -204,19 +206,7 @@ def rewrite_units(text: str, references: Iterable[Quantity]) -> str:
     refs = list(references)
     if not refs:
         return text
-    found = find_quantities(text)
-    if not found:
-        return text
-    pieces, last = [], 0
-    for q in found:
-        match = next((r for r in refs if r.unit != q.unit and same_quantity(q, r)), None)
-        if match is None:
-            continue
-        pieces += [text[last : q.start], match.text]
-        last = q.end
-    if not pieces:
-        return text
-    return "".join(pieces) + text[last:]
+    return rewrite_as(text, find_quantities(text), refs, lambda q, r: r.unit != q.unit and same_quantity(q, r))
 
 
 def quantities_of(texts: Sequence[str]) -> list[Quantity]:
