@@ -49,14 +49,19 @@ _EN_INABILITY = (
 # the speaker declines: a first-person subject, a few words at most before the inability ("I'm afraid I can't",
 # "Unfortunately, I am not able to"), so "the patient cannot answer questions" in a record is not a refusal
 _EN_SUBJECT = r"\b(?:I|we)(?:\s*(?:'|’)\s*(?:m|ll|d|ve|re))?\s+(?:[\w’']+\s+){0,3}?"
-# "cannot be evaluated", "could not be determined": passive, about the text, not a refusal
-_EN_GAP = r"\W+(?!(?:be|been|have\s+been)\b)(?:\w+\W+){0,3}?"
+# "cannot be evaluated", "could not be determined": passive, about the text, not a refusal; "won't be
+# anonymizing", "will not be providing": progressive, a refusal
+_EN_GAP = r"\W+(?:be\s+(?=\w+ing\b)|(?!(?:be|been|have\s+been)\b))(?:\w+\W+){0,3}?"
 _PATTERNS: list[tuple[str, re.Pattern]] = [
     ("en", re.compile(_EN_SUBJECT + _EN_INABILITY + _EN_GAP + _EN_TASK, re.IGNORECASE)),
     ("en", re.compile(r"\b(?:is\s+not|isn(?:'|’)?t|not)\s+something\s+(?:that\s+)?I(?:\s+am|'m|’m)?\s+(?:can|able|allowed|willing|could)\b", re.IGNORECASE)),
     ("en", re.compile(r"\b(?:I|we)\s+(?:(?:must|have\s+to|need\s+to|will|am\s+going\s+to|'m\s+going\s+to)\s+)?(?:respectfully\s+|politely\s+)?"
                       r"(?:decline|refuse)(?:\s*(?:[.!,;]|$)|\s+(?:this|that|your|the\s+(?:request|task)|it\b))", re.IGNORECASE)),
     ("en", re.compile(r"\b(?:can(?:'|’)?t|cannot|won(?:'|’)?t|will\s+not|unable\s+to)\s+(?:do|help\s+with)\s+(?:that|this)\s*(?:[.!]|$)", re.IGNORECASE)),
+    # a bare inability that ends the sentence: "I'm sorry, I can't.", "No, I will not." (the old sanitizer pattern
+    # caught these by their apology; a missed one is released as a record that leaks nothing)
+    ("en", re.compile(r"\b(?:I|we)(?:\s*(?:'|’)\s*(?:m|ll|d))?\s+(?:can(?:'|’)?t|cannot|can\s+not|won(?:'|’)?t|will\s+not)\s*(?:[.!]|$)",
+                      re.IGNORECASE)),
     ("en", re.compile(r"\b(?:goes|go|is|are|would\s+be)\s+against\s+(?:my|our|the|OpenAI(?:'|’)s)\s+(?:\w+\s+){0,2}?"
                       r"(?:guidelines|policies|policy|programming|principles|rules|terms|values|ethic)", re.IGNORECASE)),
     ("en", re.compile(r"\b(?:violates?|breach(?:es)?)\s+(?:my|our|the)\s+(?:\w+\s+){0,2}?(?:guidelines|policies|policy|principles|rules|terms)", re.IGNORECASE)),
