@@ -20,16 +20,7 @@ from textleak.leakage import LeakageConfig, evaluate_leakage
 from textleak.leakage.aggregate import UnparsedClaimsError
 from textleak.llm import ScriptedLM
 
-RECORDS = [
-    "Anna is 25 years old. Anna is a cook. Anna lives in Oslo. Anna has asthma. Anna owns a red bicycle.",
-    "Boris is 60 years old. Boris is a pilot. Boris lives in Rome. Boris has gout. Boris collects old maps.",
-    "Chen is 41 years old. Chen is a teacher. Chen lives in Lima. Chen has migraines. Chen plays the violin.",
-    "Dina is 33 years old. Dina is a nurse. Dina lives in Cork. Dina has eczema. Dina keeps two cats.",
-    "Emil is 52 years old. Emil is a baker. Emil lives in Graz. Emil has diabetes. Emil rows on weekends.",
-    "Fatima is 47 years old. Fatima is a judge. Fatima lives in Fez. Fatima has anemia. Fatima grows roses.",
-    "Goran is 29 years old. Goran is a welder. Goran lives in Split. Goran has psoriasis. Goran plays chess.",
-    "Hana is 38 years old. Hana is a chemist. Hana lives in Brno. Hana has lupus. Hana speaks Welsh.",
-]
+from _profiles import RECORDS  # noqa: E402  (eight synthetic profiles, shared with test_adversarial_files)
 
 
 def lexical(originals, sanitized, **kw):
