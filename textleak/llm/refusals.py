@@ -4,8 +4,8 @@ A *refusal* is an answer that declines the task ("I'm sorry, but I can't help wi
 language model, I must decline", "Lo siento, pero no puedo ayudar con eso", "抱歉，我无法完成这个请求")
 instead of doing it. Such an answer must never be used as output: a refusal taken for a sanitized
 record, a list of claims, a paraphrase or a rating would move the privacy number away from leakage.
-Components treat it as a failure, count it, and pass ``accept=not_refusal`` to
-:meth:`~textleak.llm.base.LanguageModel.generate`, so it is never cached and a rerun asks again.
+Components treat it as a failure, count it, and keep it out of the cache (their ``accept`` predicate
+for :meth:`~textleak.llm.base.LanguageModel.generate` calls :func:`is_refusal`), so a rerun asks again.
 
 The rule, applied to the opening of the answer (its first :data:`HEAD_CHARS` characters, markdown
 and quotes removed): a *decline* -- an inability or unwillingness aimed at the task ("cannot
@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["HEAD_CHARS", "is_refusal", "not_refusal", "refusal_match"]
+__all__ = ["HEAD_CHARS", "is_refusal", "refusal_match"]
 
 #: How much of the answer's opening is read: refusals say so first.
 HEAD_CHARS = 400
@@ -149,8 +149,3 @@ def refusal_match(text: str | None) -> str | None:
 def is_refusal(text: str | None) -> bool:
     """Whether an answer declines the task instead of doing it (see the module docstring)."""
     return refusal_match(text) is not None
-
-
-def not_refusal(_index: int, samples: list) -> bool:
-    """An ``accept`` predicate for :meth:`LanguageModel.generate`: samples holding a refusal are not cached."""
-    return not any(isinstance(s, str) and is_refusal(s) for s in samples)
