@@ -50,3 +50,25 @@ def test_read_labels_rejects_a_label_that_is_not_a_whole_rating(tmp_path, bad):
     path.write_text(json.dumps({"key": "a", "label": 1}) + "\n" + json.dumps({"key": "b", "label": bad}) + "\n")
     with pytest.raises(ValueError, match=r"labels.jsonl:2: label"):
         read_labels(path)
+
+
+def test_the_interval_covers_the_records_spread_in_unparsed_claims():
+    """Unparsed claims are fixed at 0, but how many a record has varies from record to record: that spread
+    is record sampling and belongs in the interval. Here the labels agree with the judge everywhere, so the
+    whole width comes from it; without it the interval was a point and its lower end claimed more privacy
+    than the records support."""
+    def claim(text, rating, status="ok"):
+        return {"text": text, "known": False, "rating": rating, "score": None if rating is None else (rating - 1) / 2,
+                "status": status}
+
+    records = []
+    for i in range(20):
+        claims = [claim(f"c{i}a", 1), claim(f"c{i}b", 3)] + [claim(f"c{i}u{k}", None, "unparsed") for k in range(2 * (i % 2))]
+        records.append({"index": i, "id": f"r{i}", "linked_text": f"released {i}", "claims": claims,
+                        "privacy": sum(c["score"] or 0.0 for c in claims) / len(claims)})
+    claims = judged_claims(records)
+    out = corrected_privacy(records, {c.key: c.rating for c in claims if not c.fixed})
+    mean = sum(r["privacy"] for r in records) / len(records)
+    assert out["semantic_privacy"] == pytest.approx(mean)
+    assert out["ci95"][0] < mean - 0.03 and out["ci95"][1] > mean + 0.03
+    assert out["n_labels"] == 40

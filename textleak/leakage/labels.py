@@ -221,16 +221,19 @@ def corrected_privacy(records: Iterable[Any], labels: dict[str, int | None] | st
     labelled = [labels.get(c.key) is not None for c in use]
     y = [(labels[c.key] - 1) / 2 for c, m in zip(use, labelled) if m]  # type: ignore[operator]
     judge_alone = float(sum(c.weight * c.score for c in claims))
-    result = stratified_ppi_mean([c.score for c in use], [c.rating for c in use], labelled, y,
-                                 weights=[c.weight for c in use], groups=[c.record_index for c in use], alpha=alpha)
-    fixed_part = float(sum(c.weight * c.score for c in claims if c.fixed))  # kept as the report has them
+    # claims the judge could not rate keep their score (a stratum known exactly, no label changes it), but
+    # stay in their records, so the record-sampling part of the interval sees how their number varies
+    fixed = [c for c in claims if c.fixed]
+    result = stratified_ppi_mean([c.score for c in use + fixed], [c.rating for c in use] + ["fixed"] * len(fixed),
+                                 labelled + [True] * len(fixed), y + [c.score for c in fixed],
+                                 weights=[c.weight for c in use + fixed], groups=[c.record_index for c in use + fixed], alpha=alpha)
     lab = [c for c, m in zip(use, labelled) if m]
     gold = [labels[c.key] for c in lab]
     agree = agreement(gold, [c.rating for c in lab], scores=[c.score for c in lab])  # type: ignore[arg-type]
     lean = float(np.mean([c.score for c in lab]) - np.mean(y))  # type: ignore[arg-type]
     return {
-        "semantic_privacy": result.estimate + fixed_part,
-        "ci95" if math.isclose(alpha, 0.05) else f"ci{round(100 * (1 - alpha))}": [result.ci[0] + fixed_part, result.ci[1] + fixed_part],
+        "semantic_privacy": result.estimate,
+        "ci95" if math.isclose(alpha, 0.05) else f"ci{round(100 * (1 - alpha))}": [result.ci[0], result.ci[1]],
         "n_labels": len(y),
         "n_skipped": sum(1 for k, v in labels.items() if v is None and k in by_key),
         "n_unmatched": len(unmatched),
