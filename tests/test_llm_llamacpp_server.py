@@ -89,13 +89,17 @@ def test_server_agrees_with_the_in_process_backends(llama_server, shared_cache, 
 
     inproc = local.score(prompts, list(LABEL_CHOICES))
     for r, l in zip(remote, inproc):
-        assert max(abs(x - y) for x, y in zip(relative(r), relative(l))) < 0.1, (r, l)
+        # the one-token difference in context (the leading space) moves the labels apart by up to ~0.11 nat
+        # with llama-cpp-python 0.3.36 (3 for the fever claim: 0.107); what the judge uses differs by < 0.01
+        assert max(abs(x - y) for x, y in zip(relative(r), relative(l))) < TOLERANCE, (r, l)
+        pr, pl = label_probabilities(r), label_probabilities(l)
+        assert max(abs(x - y) for x, y in zip(pr, pl)) < 0.05, (pr, pl)
     hf = load_llm("embedded")
     hf.cache = DiskCache("llm", root=tmp_path / "h")
     for r, h in zip(remote, hf.score(prompts, list(LABEL_CHOICES))):
         assert max(abs(x - y) for x, y in zip(relative(r), relative(h))) < TOLERANCE, (r, h)
         pr, ph = label_probabilities(r), label_probabilities(h)
-        assert max(abs(x - y) for x, y in zip(pr, ph)) < 0.1
+        assert max(abs(x - y) for x, y in zip(pr, ph)) < 0.1, (pr, ph)
 
     # greedy generation: the same prompt handling (chat template equal to plain_chat) and decoding
     chat = [[{"role": "user", "content": "Name a fruit."}], [{"role": "user", "content": "What is 2 + 2?"}]]
