@@ -233,3 +233,32 @@ def test_break_switch_skips_exactly_what_it_says(monkeypatch, mode):
     else:
         assert 1e-3 < abs(grad - clean) < 40    # noise of std 50 * 1 / 4 = 12.5 added to the right sum (1 or 100)
     assert optimizer.noise_multiplier == 50.0
+
+
+def test_white_box_scores_from_suffix_logits_match_the_full_logits():
+    """The white-box scores computed with the fused loss (logits only at the suffix positions) equal
+    those from the model's full logits, adapters on (target_loss) and off (target_loss_ref)."""
+    import torch
+
+    from textleak.synthesis.audit import target_loss_scores
+    from textleak.synthesis.lm_loss import resolve_loss_impl
+    from textleak.synthesis.tiny import tiny_causal_lm
+    from textleak.synthesis.training import apply_lora
+
+    model, tok = tiny_causal_lm("llama", seed=3, hidden=32)
+    model = apply_lora(model, r=4)
+    gen = torch.Generator().manual_seed(0)
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            if "lora_B" in name:                      # peft starts B at zero: make the adapters matter
+                p.copy_(torch.randn(p.shape, generator=gen) * 0.5)
+    assert resolve_loss_impl(model, "fused", torch.tensor([[5, 6, 7, 8]])) is not None  # the fused path applies
+    records = _records(6)
+    canaries = make_canaries(records, AuditConfig(canaries=10, prefix_words=2, suffix_words=3, suffix_pool_size=20))
+    prompts = [f"Question: {records[c.source_index]['question']}" for c in canaries]
+    fused = target_loss_scores(model, tok, prompts, canaries, batch_size=4)
+    full = target_loss_scores(model, tok, prompts, canaries, batch_size=4, loss_impl="full")
+    assert set(fused) == set(full) == {"target_loss", "target_loss_ref"}
+    for name in full:
+        np.testing.assert_allclose(fused[name], full[name], rtol=1e-4, atol=1e-4)
+    assert np.abs(full["target_loss_ref"]).max() > 1e-3  # the adapters change the loss: the ref is not trivially 0

@@ -234,12 +234,17 @@ def ngram_lm_scores(canaries: Sequence[Canary], synthetic_texts: Sequence[str], 
 
 
 def target_loss_scores(model, tokenizer, prompts: Sequence[str], canaries: Sequence[Canary],
-                       batch_size: int = 8) -> dict[str, np.ndarray]:
+                       batch_size: int = 8, loss_impl: str = "auto") -> dict[str, np.ndarray]:
     """White-box reference: minus the model's mean token loss on each canary's suffix, given its control
     code and prefix (``target_loss``); with a peft model also the base model's loss minus the fine-tuned
-    one's (``target_loss_ref``), which removes how unlikely the random words are to begin with."""
+    one's (``target_loss_ref``), which removes how unlikely the random words are to begin with.
+
+    ``loss_impl="auto"`` computes the logits only at the suffix positions when the model allows it (the
+    training's fused loss, :mod:`textleak.synthesis.lm_loss`; with Gemma's 262k-word output layer the
+    full logits were most of the scoring time), ``"full"`` always from the model's full logits."""
     import torch
 
+    from textleak.synthesis.lm_loss import fused_per_record_loss, resolve_loss_impl
     from textleak.synthesis.training import IGNORE_INDEX, CausalLMCollator, per_record_loss, position_ids_for, prompt_token_ids
 
     examples = []
@@ -258,15 +263,22 @@ def target_loss_scores(model, tokenizer, prompts: Sequence[str], canaries: Seque
     model.eval()
     from tqdm.auto import tqdm
 
+    parts = resolve_loss_impl(model, loss_impl, torch.tensor([examples[0]["input_ids"]], device=device)) if examples else None
+
+    def loss(kwargs: dict, labels: torch.Tensor) -> torch.Tensor:
+        if parts is not None:
+            return fused_per_record_loss(parts, labels=labels, **kwargs)
+        return per_record_loss(model(**kwargs).logits, labels)
+
     with torch.no_grad():
         for start in tqdm(range(0, len(examples), batch_size), desc="scoring canaries (white-box)", leave=False):
             batch = {k: v.to(device) for k, v in collate(examples[start : start + batch_size]).items()}
             kwargs = dict(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"],
                           position_ids=position_ids_for(batch["attention_mask"]))
-            target.append(per_record_loss(model(**kwargs).logits, batch["labels"]).cpu())
+            target.append(loss(kwargs, batch["labels"]).cpu())
             if has_adapter:
                 with model.disable_adapter():
-                    base.append(per_record_loss(model(**kwargs).logits, batch["labels"]).cpu())
+                    base.append(loss(kwargs, batch["labels"]).cpu())
     model.train(was_training)
     out = {"target_loss": -torch.cat(target).numpy().astype(float)}
     if has_adapter:
