@@ -7,9 +7,9 @@ text), so a label never lands on another claim or on the same claim judged again
 label whose key no longer matches is counted and named in one warning, never used.
 
 :func:`draw_sample` draws the claims to label: within each judge rating (so every rating is
-labelled), with probability proportional to the claim's weight in the report's aggregate (records
-count equally, claims equally within a record), which is the design
-:func:`textleak.leakage.ppi.stratified_ppi_mean` corrects for. :func:`corrected_privacy` turns the
+labelled), a simple random sample, whose inclusion probabilities (``n_s / N_s``) are known exactly;
+:func:`textleak.leakage.ppi.stratified_ppi_mean` weights each label by its claim's weight in the
+report's aggregate (records count equally, claims equally within a record) over that probability. :func:`corrected_privacy` turns the
 labels into the corrected semantic privacy with its interval, beside the judge alone and the judge's
 agreement with the labels on this data set.
 """
@@ -132,8 +132,10 @@ def allocate(weights_by_rating: dict[int, float], counts: dict[int, int], n: int
 
 
 def draw_sample(claims: Sequence[JudgedClaim], n: int = 100, seed: int = 0) -> list[JudgedClaim]:
-    """``n`` claims to label, seeded: within each judge rating, without replacement and with probability
-    proportional to the claim's weight (unparsed claims are never drawn: they count as leaked)."""
+    """``n`` claims to label, seeded: a simple random sample within each judge rating (unparsed claims are
+    never drawn: they count as leaked). Equal chances, not chances proportional to the claim's weight:
+    numpy's weighted draw without replacement has inclusion probabilities that are not its ``p``, and
+    the estimator needs them exactly (it weights each label by weight over ``n_s / N_s``)."""
     rng = np.random.default_rng(seed)
     scorable = [c for c in claims if not c.fixed]
     by_rating: dict[int, list[JudgedClaim]] = {}
@@ -145,8 +147,7 @@ def draw_sample(claims: Sequence[JudgedClaim], n: int = 100, seed: int = 0) -> l
     sample = []
     for s in sorted(alloc):
         cs = by_rating[s]
-        p = np.array([c.weight for c in cs])
-        take = rng.choice(len(cs), size=alloc[s], replace=False, p=p / p.sum())
+        take = rng.choice(len(cs), size=alloc[s], replace=False)
         sample.extend(cs[i] for i in sorted(take))
     order = rng.permutation(len(sample))  # mixed ratings on the page: the labeller cannot guess the judge
     return [sample[i] for i in order]
@@ -279,9 +280,11 @@ def plan(claims: Sequence[JudgedClaim], sizes: Sequence[int] = (50, 100, 200, 40
     total = sum(c.weight for c in use) or 1.0
     weights: dict[int, float] = {}
     counts: dict[int, int] = {}
+    squares: dict[int, float] = {}  # sums of squared weights: a simple random draw's variance grows with their spread
     for c in use:
         weights[int(c.rating)] = weights.get(int(c.rating), 0.0) + c.weight / total  # type: ignore[arg-type]
         counts[int(c.rating)] = counts.get(int(c.rating), 0) + 1  # type: ignore[arg-type]
+        squares[int(c.rating)] = squares.get(int(c.rating), 0.0) + (c.weight / total) ** 2  # type: ignore[arg-type]
     by_record: dict[int, list[float]] = {}
     for c in claims:
         by_record.setdefault(c.record_index, []).append(c.score)
@@ -290,7 +293,7 @@ def plan(claims: Sequence[JudgedClaim], sizes: Sequence[int] = (50, 100, 200, 40
     rows = []
     for n in sizes:
         alloc = allocate(weights, counts, n)
-        label_var = sum(weights[s] ** 2 / alloc[s] for s in alloc if alloc[s])
+        label_var = sum(counts[s] * squares[s] / alloc[s] for s in alloc if alloc[s])  # W_s^2 mean(a^2) / n_s
         rows.append({"labels": sum(alloc.values()), "per_rating": alloc,
                      "width_typical": 2 * z * math.sqrt(label_var * TYPICAL_RESIDUAL_SD**2 + var_sampling),
                      "width_worst": 2 * z * math.sqrt(label_var * WORST_RESIDUAL_SD**2 + var_sampling)})

@@ -12,9 +12,11 @@ minimise the estimated variance (``lam=0`` is the labels alone, ``lam=1`` plain 
 ``ppi_mean_ci``, the authors' code), written here once so textleak does not depend on numba,
 statsmodels and gdown; ``tests/test_ppi.py`` checks that both agree on fixed inputs.
 :func:`stratified_ppi_mean` is the form ``textleak evaluate --labels`` uses: the labelled sample is
-drawn within the judge's ratings (so every rating is labelled), each claim carries the weight it has in
-the report's aggregate (records weighted equally, claims equally within a record), and the interval
-adds the record-sampling variance the report's bootstrap covers.
+drawn within the judge's ratings (so every rating is labelled), as a simple random sample in each (its
+inclusion probability ``n_s / N_s`` is known exactly, whatever claims a labeller skips), each claim carries
+the weight it has in the report's aggregate (records weighted equally, claims equally within a record)
+and enters the rectifier Horvitz-Thompson weighted by it, and the interval adds the record-sampling
+variance the report's bootstrap covers.
 
 All scores are normalised ratings ``(r - 1) / 2`` in [0, 1] (0: leaked, 1: private).
 """
@@ -157,16 +159,19 @@ def stratified_ppi_mean(
 
     ``judge_scores``, ``strata`` (e.g. the judge's rating), ``labelled`` (a mask) and ``weights`` (the
     claim's weight in the estimand, as given: default ``1/N``) run over every claim; ``labels`` are the
-    labels' scores of the labelled claims, in order. The labelled claims of a stratum must be drawn at
-    random with probability proportional to ``weights`` within the stratum (``textleak label`` does);
+    labels' scores of the labelled claims, in order. The labelled claims of a stratum must be a simple
+    random sample of it (``textleak label`` draws so): each has inclusion probability ``n_s / N_s``, so the
+    rectifier is weighted by ``a_i = N_s w_i / W_s`` (Horvitz-Thompson, unbiased for any weights);
     every stratum with weight needs at least 2 labels, or all of its claims labelled (then its part is
     known exactly); a ``ValueError`` says which stratum falls short.
 
     Per stratum s with weight W_s: ``theta_s = lam_s * (weighted judge mean of s) + mean of the labels'
-    (y - lam_s * f)``; the estimate is ``sum_s W_s theta_s``, i.e. ``sum_i weights[i] * c_i`` with the
-    calibrated score ``c_i = lam_s * f_i + rectifier_s``. Its variance is the labelling part
-    ``sum_s W_s^2 var_s(y - lam_s f) / n_s`` plus, with ``include_sampling``, the sampling of the units
-    in ``groups`` (records; default: each claim) from the variance of their calibrated means, which is
+    a * (y - lam_s * f)``; the estimate is ``sum_s W_s theta_s``, i.e. ``sum_i weights[i] * c_i`` with the
+    calibrated score ``c_i = lam_s * f_i + rectifier_s``. With ``power_tuning``, ``lam_s`` is PPI++'s on the
+    unweighted scores: a stratum whose judge scores are one value (a rating's) gets 1, i.e. PPI, unbiased
+    for any weights, and labels that equal the judge's scores give the judge's figure. Its variance is
+    the labelling part ``sum_s W_s^2 var_s(a (y - lam_s f)) / n_s`` plus, with ``include_sampling``, the
+    sampling of the units in ``groups`` (records; default: each claim) from the variance of their calibrated means, which is
     what the report's bootstrap interval covers for the judge's figure.
     """
     f = _as_array(judge_scores, "judge_scores")
@@ -206,19 +211,20 @@ def stratified_ppi_mean(
                              "it needs at least 2 (textleak label draws some in every judge rating)")
         f_mean = float(np.sum(w[in_s] * f[in_s]) / W)
         f_l, y_l = f[lab], y_full[lab]
-        if power_tuning:
+        a = w * (int(in_s.sum()) / W)  # the claim's share of the stratum over its inclusion probability, times n_s
+        a_l = a[lab]
+        if power_tuning:  # lam from how the labels follow the judge, not from the weights: 1 where the judge's score is one value
             rest = in_s & ~mask
             f_u = f[rest] if rest.any() else f[in_s]
-            theta1 = f_mean + float(np.mean(y_l - f_l))
-            lam = _tuned_lam(y_l - theta1, f_l - theta1, f_u - theta1)
+            lam = _tuned_lam(y_l, f_l, f_u)  # (its covariance and variance are centred: no theta needed)
         else:
             lam = 1.0
-        rect = y_l - lam * f_l
+        rect = a_l * (y_l - lam * f_l)
         calibrated[in_s] = lam * f[in_s] + float(rect.mean())
         var_label += W**2 * float(np.var(rect, ddof=1)) / n_s
         lams[s] = lam
         per_stratum[s] = {"weight": W, "claims": int(in_s.sum()), "labels": n_s, "judge_mean": f_mean,
-                          "label_mean": float(y_l.mean()), "estimate": lam * f_mean + float(rect.mean())}
+                          "label_mean": float(np.mean(a_l * y_l)), "estimate": lam * f_mean + float(rect.mean())}
     total_w = float(w.sum())
     estimate = float(np.sum(w * calibrated))
     var_sampling = 0.0
