@@ -38,3 +38,18 @@ def test_corrected_privacy_is_unbiased_over_the_labelling_draw():
                  for seed in range(400)]
     assert np.mean(estimates) == pytest.approx(target, abs=0.03)  # standard error of the mean ~0.006
     assert np.std(estimates) > 0.05  # the draw matters: the check could fail
+
+
+@pytest.mark.parametrize("rating,label", [(1, 3), (3, 1)])
+def test_corrected_privacy_and_its_interval_stay_in_0_1(rating, label):
+    """Two labels, one on a claim alone in its record (5 times a stratum claim's mean weight): the
+    weighted rectifier puts the unclipped estimate at 2.78 (rating 1 labelled 3) or -1.78 (rating 3
+    labelled 1); privacy is a share of claims, so the figure and its interval's ends are clipped to [0, 1]."""
+    records = [{"index": 0, "id": "lone", "linked_text": "a", "claims": [_claim("lone", rating)]},
+               {"index": 1, "id": "many", "linked_text": "b", "claims": [_claim(f"many {j}", rating) for j in range(9)]}]
+    for r in records:
+        r["privacy"] = (rating - 1) / 2
+    claims = judged_claims(records)
+    out = corrected_privacy(records, {claims[0].key: label, claims[1].key: label})
+    assert out["semantic_privacy"] == (1.0 if label == 3 else 0.0)
+    assert 0.0 <= out["ci95"][0] <= out["semantic_privacy"] <= out["ci95"][1] <= 1.0

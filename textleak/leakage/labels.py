@@ -201,7 +201,9 @@ def corrected_privacy(records: Iterable[Any], labels: dict[str, int | None] | st
     with its ``1 - alpha`` interval, the judge-alone figure, and the judge's agreement on the labels.
 
     Labels whose key matches no judged claim (the run changed) are counted in ``n_unmatched`` and
-    named in one warning, never used; skipped claims (label None) are left out."""
+    named in one warning, never used; skipped claims (label None) are left out. The estimate and its
+    interval's ends are clipped to [0, 1], where privacy lies (the unclipped estimate and interval can
+    leave it: a weighted rectifier on few labels)."""
     from textleak.judges.agreement import agreement
     from textleak.leakage.ppi import stratified_ppi_mean
 
@@ -233,8 +235,8 @@ def corrected_privacy(records: Iterable[Any], labels: dict[str, int | None] | st
     agree = agreement(gold, [c.rating for c in lab], scores=[c.score for c in lab])  # type: ignore[arg-type]
     lean = float(np.mean([c.score for c in lab]) - np.mean(y))  # type: ignore[arg-type]
     return {
-        "semantic_privacy": result.estimate,
-        "ci95" if math.isclose(alpha, 0.05) else f"ci{round(100 * (1 - alpha))}": [result.ci[0], result.ci[1]],
+        "semantic_privacy": float(np.clip(result.estimate, 0.0, 1.0)),
+        "ci95" if math.isclose(alpha, 0.05) else f"ci{round(100 * (1 - alpha))}": [float(np.clip(x, 0.0, 1.0)) for x in result.ci],
         "n_labels": len(y),
         "n_skipped": sum(1 for k, v in labels.items() if v is None and k in by_key),
         "n_unmatched": len(unmatched),
