@@ -53,3 +53,32 @@ def test_corrected_privacy_and_its_interval_stay_in_0_1(rating, label):
     out = corrected_privacy(records, {claims[0].key: label, claims[1].key: label})
     assert out["semantic_privacy"] == (1.0 if label == 3 else 0.0)
     assert 0.0 <= out["ci95"][0] <= out["semantic_privacy"] <= out["ci95"][1] <= 1.0
+
+
+def test_claims_counted_leaked_because_unread_are_never_labelled_nor_corrected():
+    """Released text the judge cannot read counts as leaked by policy (unreadable='leak': status ok,
+    rating 1). Those claims were never judged: they are not drawn for labelling, and labels on them (a
+    labeller calling them unsupported) leave the corrected figure where the policy put it; before, they
+    took the rating-1 stratum's correction (0.0 -> 0.5 here)."""
+    from textleak.leakage import evaluate_leakage
+
+    originals = [
+        "Anna is 25 years old. Anna is a cook. Anna lives in Oslo. Anna has asthma. Anna owns a red bicycle.",
+        "Boris is 60 years old. Boris is a pilot. Boris lives in Rome. Boris has gout. Boris collects old maps.",
+        "Chen is 41 years old. Chen is a teacher. Chen lives in Lima. Chen has migraines. Chen plays the violin.",
+        "Dina is 33 years old. Dina is a nurse. Dina lives in Cork. Dina has eczema. Dina keeps two cats."]
+    released = [
+        "Anna tiene 25 años. Anna es cocinera. Anna vive en Oslo. Anna tiene asma. Anna tiene una bicicleta roja.",
+        "Boris tiene 60 años. Boris es piloto. Boris vive en Roma. Boris tiene gota. Boris colecciona mapas antiguos.",
+        "Chen is 41 years old. Chen plays the violin.", "Dina lives in Cork. Dina keeps two cats."]
+    report = evaluate_leakage(originals, released, judge="lexical", bootstrap=0, use_cache=False)
+    assert report.n_unreadable == 2
+    claims = judged_claims(report.records)
+    unread = [c for c in claims if c.record_index in (0, 1)]
+    assert unread and all(c.fixed for c in unread)
+    assert not any(c.record_index in (0, 1) for c in draw_sample(claims, 100, seed=0))
+    judged = {c.key: c.rating for c in claims if c.record_index > 1}
+    base = corrected_privacy(report.records, judged)
+    more = corrected_privacy(report.records, judged | {c.key: 3 for c in unread})
+    assert more["semantic_privacy"] == pytest.approx(base["semantic_privacy"]) == pytest.approx(report.semantic_privacy)
+    assert more["n_on_unparsed"] == len(unread)

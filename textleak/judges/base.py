@@ -20,6 +20,9 @@ import numpy as np
 
 UNPARSED = "unparsed"
 OK = "ok"
+# a key of ClaimRating.detail: the rating was set by a policy, not by reading the text (released text the judge
+# cannot read counts as leaked); it counts as the report counts it, and hand labels never re-estimate it
+NOT_JUDGED = "not_judged"
 
 
 @dataclass

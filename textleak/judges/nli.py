@@ -58,7 +58,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from textleak.judges.base import ClaimRating, Judge, normalise
+from textleak.judges.base import NOT_JUDGED, ClaimRating, Judge, normalise
 from textleak.judges.embedding import EmbeddingJudge
 from textleak.judges.values import FRAME_WORDS, NEGATION, reader_view, value_verdict
 from textleak.registry import judges
@@ -599,7 +599,7 @@ class NLIJudge(Judge):
                 if not language.english and detect_language(" ".join(cs)).english:
                     results[i] = [ClaimRating(1, normalise(1), "ok", {"reason": f"the document is not in English ({language.language}), "
                                                                                 "which the judge cannot read: counted as leaked",
-                                                                      "non_english": language.language}) for _ in cs]
+                                                                      "non_english": language.language, NOT_JUDGED: True}) for _ in cs]
         todo = [i for i, rs in enumerate(results) if rs and rs[0] is None]
         if len(todo) < len(documents):
             inner = self._rate_english([claims[i] for i in todo], [documents[i] for i in todo]) if todo else []

@@ -28,6 +28,8 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
+from textleak.judges.base import NOT_JUDGED
+
 logger = logging.getLogger(__name__)
 
 RATINGS = (1, 2, 3)
@@ -66,7 +68,7 @@ class JudgedClaim:
     weight: float  # its weight in the report's semantic privacy (sums to 1 over the scored claims)
     span: str | None  # the judge's best span of the released text, when it has one
     released: str | None  # the released (linked) text it was judged against
-    fixed: bool = False  # not rated "ok" by the judge (unparsed...): it keeps its score, no label changes it (fail toward leakage)
+    fixed: bool = False  # not rated "ok" by the judge (unparsed...) or not judged at all (NOT_JUDGED): it keeps its score, no label changes it (fail toward leakage)
 
 
 def _get(r: Any, name: str) -> Any:
@@ -88,6 +90,9 @@ def judged_claims(records: Iterable[Any], unparsed: str = "leak") -> list[Judged
         rows = []
         for j, c in enumerate(_get(r, "claims") or []):
             if c.get("known") or "status" not in c:
+                continue
+            if (c.get("detail") or {}).get(NOT_JUDGED) and c.get("score") is not None:
+                rows.append((j, c, float(c["score"]), True))  # a policy's rating (unread text: leaked), never labelled
                 continue
             # as textleak.leakage.aggregate counts them: any status but ok (and unreadable, left out) is
             # unparsed, leaked (0) or left out by the policy, whatever score it carries

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from textleak.judges import ClaimRating
-from textleak.judges.base import OK
+from textleak.judges.base import NOT_JUDGED, OK
 from textleak.leakage.config import LeakageConfig
 from textleak.leakage.inputs import Inputs
 from textleak.linkers import Link
@@ -119,7 +119,7 @@ def unreadable_ratings(claims: Sequence[Sequence[str]], known_idx: Sequence[Sequ
                   f"unreadable={config.unreadable!r}")
         n = sum(1 for j in range(len(claims[i])) if j not in known)
         if config.unreadable == "leak":
-            out[i] = [ClaimRating(1, 0.0, OK, {"reason": reason}) for _ in range(n)]
+            out[i] = [ClaimRating(1, 0.0, OK, {"reason": reason, NOT_JUDGED: True}) for _ in range(n)]
         else:
             out[i] = [ClaimRating(None, None, UNREADABLE, {"reason": reason}) for _ in range(n)]
     return out
