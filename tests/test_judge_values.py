@@ -155,3 +155,29 @@ def test_a_value_is_found_once_even_when_a_longer_one_contains_it():
     values = claim_values("The user mentions course Big Data notes.")
     assert [v.text for v in values] == ["Big Data"]
     assert value_verdict("The user mentions course Big Data notes.", "I study Big Data at night.").cap == 2
+
+
+def test_names_in_any_script_and_without_their_accents():
+    assert kinds("The bug is assigned to Tomasz Wróbel.") == {"Tomasz Wróbel": "name"}  # was cut at "Wr"
+    assert value_verdict("The funeral is in Kraków.", "out all week (grandpa's funeral in Krakow, Poland)").cap == 1
+    assert value_verdict("The user's doctor is José Núñez.", "Dr Jose Nunez saw me on Monday.").cap <= 2
+
+
+def test_a_name_of_two_words_survives_one_typo_a_name_of_one_word_does_not():
+    assert value_verdict("The user works at Zenith Bank.", "I dey work for Zenit bank Ikeja as operations officer").cap == 1
+    assert value_verdict("The user's insurer is Blue Cross of Idaho.", "Insurer: Blue Cros of Idaho, member ID XJB441920337").cap <= 2
+    # one letter makes another person, another host
+    assert value_verdict("The user's sister Renata is a nurse.", "My brother Renato, who's a nurse in Milwaukee, says").cap == 3
+    assert value_verdict("The host is named orion-db02.", "ssh to orion-db03 failed").cap == 3
+    assert value_verdict("The user works at Zenith Bank.", "I work for Zenit Bunk in Ikeja").cap == 3  # two typos
+
+
+def test_an_identifier_that_completes_the_claim_is_the_fact_unless_negated_beside_it():
+    log = 'django.db.utils.OperationalError: connection to server at "10.14.3.22", port 5432 failed: FATAL:  database "ledger" does not exist'
+    assert value_verdict("The database server's IP address is 10.14.3.22.", log).cap == 1
+    assert value_verdict("The app's log folder is /var/log/chasqui.", "tail: cannot open '/var/log/chasqui' for reading").cap == 1
+    # a proper name is not an identifier: its relation is still to be read
+    assert value_verdict("The child's mother, Agnieszka Nowak, works as a planning officer.",
+                         "Contact: mother Agnieszka Nowak, 8 Willow Close.").cap == 2
+    # a negation beside the identifier turns it
+    assert value_verdict("The nightly backup goes to /mnt/nas/backups.", "The nightly backup no longer goes to /mnt/nas/backups.").cap == 2

@@ -26,8 +26,14 @@ and decides, with :func:`value_verdict`, what their presence in the released tex
   only in a sentence that also holds another content word of the claim ("pH 7.12" does, "invoice
   7.12" does not);
 - the claim is rated 1 when every value is found and either it is a naming claim (its value came
-  from a naming cue or is quoted: the name itself is the fact) or one sentence holding the values
-  also holds most (3/5) of the claim's other content words with the same polarity.
+  from a naming cue or is quoted: the name itself is the fact), or its last words are an identifier
+  (address, host, path, code, long number) written with no negation cue near it, or one sentence
+  holding the values also holds most (3/5) of the claim's other content words with the same polarity.
+
+Names are read as a reader reads them: in any script, without their accents ("Krakow" is
+"Kraków"), and, for a name of two words or more, through one typo in one word ("Zenit bank" is
+Zenith Bank). A name of one word must match exactly (Renata and Renato are two people), and so must
+every digit.
 
 The rules only ever lower ratings (toward leakage). A value the claim shares with another person's
 record in the same text is not told apart: the rubric rates what the text says, and a chance match
@@ -37,9 +43,12 @@ of an identifier is rare.
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Sequence
+
+import regex
 
 from textleak.text import extract_numbers, rouge_tokens, split_sentences
 from textleak.text.dates import CalendarDate, find_dates, same_date
@@ -68,14 +77,15 @@ _CUE = re.compile(
 # "The user mentions X", "The message is addressed to X": the rest of the claim is the value
 _MENTION = re.compile(r"\b(?:mentions?|mentioned|refers?\s+to|talks?\s+about|(?:is|are|was)\s+(?:addressed\s+to|signed\s+by))\s+"
                       r"(?:the\s+|a\s+|an\s+)?(\S.*?)\s*[.!?]?\s*$")
-_CAPITALISED = re.compile(r"(?<![\w'])([A-Z][a-zA-Z'\-]*[a-z][a-zA-Z'\-]*(?:\s+(?:[A-Z][a-zA-Z'\-]+|(?:de|van|von|da|del|la|le|bin|al|of|and|&|for|the|on)(?=\s+[A-Z])))*)")
+# capitalised words in any script ("Tomasz Wróbel", "Zoë", "Ólafur"), not only ASCII
+_CAPITALISED = regex.compile(r"(?<![\w'])(\p{Lu}[\p{L}'\-]*\p{Ll}[\p{L}'\-]*(?:\s+(?:\p{Lu}[\p{L}'\-]+|(?:de|van|von|da|del|la|le|bin|al|of|and|&|for|the|on)(?=\s+\p{Lu})))*)")
 # a figure of three significant digits or more ("port 8081", "£1,150", "7.12"): weak, counted beside a claim word
 _FIGURE = re.compile(r"(?<![\w.,/:-])(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d{3,}(?:\.\d+)?|\d+\.\d{1,}(?<=\d\.\d\d|\d\d\.\d)\d*)(?![\w,/:-]|\.\d)")
 # a clock time ("03:12", "7:40 pm"), compared as 24-hour hh:mm
 _TIME = re.compile(r"(?<![\w:.])(\d{1,2}):(\d{2})(?::\d{2})?\s*([ap]\.?m\.?)?(?![\w:])", re.IGNORECASE)
 _ACRONYM = re.compile(r"^[A-Z]{2,4}s?$")
 _LONG_NUMBER = re.compile(r"(?<![\w.])\+?\(?\d[\d\s().-]{5,}\d(?![\w])")
-_TOKEN = re.compile(r"[a-z0-9]+")
+_TOKEN = re.compile(r"[^\W_]+")  # letters and digits of any script
 # words that open claims or are capitalised for grammar, never values
 _NOT_NAMES = frozenset(
     "the a an this that these those user users patient patients person people he she his her him i my me we our they their it its "
@@ -115,11 +125,20 @@ class Value:
 
     @property
     def tokens(self) -> tuple[str, ...]:
-        return tuple(_TOKEN.findall(self.text.lower()))
+        return _tokens(self.text)
 
     @property
     def digits(self) -> str:
         return re.sub(r"\D", "", self.text)
+
+
+def _fold(text: str) -> str:
+    """Lower case without accents: a reader takes "Krakow" for "Kraków" and "Jose" for "José"."""
+    return "".join(c for c in unicodedata.normalize("NFKD", text.lower()) if not unicodedata.combining(c))
+
+
+def _tokens(text: str) -> tuple[str, ...]:
+    return tuple(_TOKEN.findall(_fold(text)))
 
 
 @lru_cache(maxsize=65536)
@@ -210,8 +229,9 @@ def _sentences(document: str) -> tuple[_Sentence, ...]:
     out = []
     for s in split_sentences(document, lowercase_starts=True):
         digits = frozenset(re.sub(r"\D", "", m.group(0)) for m in _LONG_NUMBER.finditer(s))
-        out.append(_Sentence(tuple(_TOKEN.findall(s.lower())), frozenset(rouge_tokens(s)), find_quantities(s), find_dates(s), frozenset(extract_numbers(s)),
-                             frozenset(_clock(m) for m in _TIME.finditer(s)), "".join(_TOKEN.findall(s.lower())), digits,
+        tokens = _tokens(s)
+        out.append(_Sentence(tokens, frozenset(rouge_tokens(s)), find_quantities(s), find_dates(s), frozenset(extract_numbers(s)),
+                             frozenset(_clock(m) for m in _TIME.finditer(s)), "".join(tokens), digits,
                              bool(_NEGATION.search(s))))
     return tuple(out)
 
@@ -233,6 +253,29 @@ def _contains(haystack: tuple[str, ...], needle: tuple[str, ...]) -> bool:
     return any(haystack[i] == first and haystack[i : i + n] == needle for i in range(len(haystack) - n + 1))
 
 
+def _misspelt(written: str, word: str) -> bool:
+    """``written`` is ``word`` with one typo (an edit, or two letters swapped): letters only, at least
+    five of them; digits must match exactly ("orion-db02" is not "orion-db03")."""
+    from rapidfuzz.distance import OSA
+
+    return written.isalpha() and word.isalpha() and len(word) >= 5 and OSA.distance(written, word, score_cutoff=1) <= 1
+
+
+def _contains_misspelt(haystack: tuple[str, ...], needle: tuple[str, ...]) -> bool:
+    """A name of two words or more written with one typo a reader reads through: one word one typo
+    away, the others exact ("Zenit bank" for Zenith Bank, "Blue Cros of Idaho"). A name of one word
+    must match exactly: Renata and Renato, Daniela and Daniele are two people."""
+    n = len(needle)
+    if n < 2:
+        return False
+    for i in range(len(haystack) - n + 1):
+        window = haystack[i : i + n]
+        off = [(h, w) for h, w in zip(window, needle) if h != w]
+        if len(off) == 1 and _misspelt(*off[0]):
+            return True
+    return False
+
+
 def _found_in(value: Value, sentence: _Sentence) -> bool:
     if value.quantity is not None:
         return any(same_quantity(value.quantity, q) for q in sentence.quantities)
@@ -247,7 +290,8 @@ def _found_in(value: Value, sentence: _Sentence) -> bool:
     if value.kind == "number":
         # the same number with or without its country or area code: "+1 416 555 0139" for "416-555-0139"
         return any(d.endswith(value.digits) or value.digits.endswith(d) for d in sentence.digits if min(len(d), len(value.digits)) >= 7)
-    return _contains(sentence.tokens, value.tokens)
+    return _contains(sentence.tokens, value.tokens) or (value.kind in ("name", "named", "quoted") and value.text.lower() != value.text
+                                                          and _contains_misspelt(sentence.tokens, value.tokens))
 
 
 @dataclass(frozen=True)
@@ -258,6 +302,37 @@ class ValueVerdict:
     cap: int
     values: tuple[str, ...]
     reason: str
+
+
+_IDENTIFYING = ("identifier", "named", "quoted", "number")
+_NEAR = 6  # tokens either side of a value where a negation cue turns its sentence's polarity
+
+
+def _ends_with_identifier(claim: str, values: tuple[Value, ...]) -> bool:
+    """The claim states an identifier as its complement: "The database server's IP address is
+    10.14.3.22." (an address, host, path, code or long number ending the claim). The identifier is
+    then the fact: a text that writes it, with the claim's other values, states the claim. Not a
+    proper name: "works at Acme Corp" is not stated by "bought a printer from Acme Corp"."""
+    tail = claim.rstrip().rstrip(".!?;:'\"\u2019\u201d)").rstrip()
+    last = max(values, key=lambda v: claim.rfind(v.text))
+    return tail.endswith(last.text) and last.kind in _IDENTIFYING
+
+
+def _polarity_near(values: tuple[Value, ...], sentence: _Sentence, claim_negated: bool) -> bool:
+    """No negation cue within a few tokens of the claim's values, unless the claim negates too: "was not
+    started" beside a drug's name turns the sentence, "could not connect" ten words before an IP in a
+    log line does not."""
+    tokens = sentence.tokens
+    near: set[int] = set()
+    for v in values:
+        n = len(v.tokens)
+        for i in range(len(tokens) - n + 1):
+            if n and tokens[i : i + n] == v.tokens:
+                near.update(range(max(0, i - _NEAR), min(len(tokens), i + n + _NEAR)))
+    if not near:  # a date or quantity found in another format: the whole sentence decides
+        return sentence.negated == claim_negated
+    window = " ".join(tokens[i] for i in sorted(near))
+    return bool(_NEGATION.search(window.replace(" t ", "'t "))) == claim_negated
 
 
 def value_verdict(claim: str, document: str) -> ValueVerdict:
@@ -294,6 +369,10 @@ def value_verdict(claim: str, document: str) -> ValueVerdict:
             s = sentences[k]
             if not others or (s.negated == claim_negated and len(others & s.stems) >= _SUPPORT_SHARE * len(others)):
                 return ValueVerdict(1, names, "the claim's values are written in a sentence that states its relation")
+    if len(found) == len(values) and _ends_with_identifier(claim, values):
+        for k in set.intersection(*(set(h) for h in found.values())):
+            if _polarity_near(values, sentences[k], claim_negated):
+                return ValueVerdict(1, names, "the claim's identifier is written in the text, with no negation near it")
     if any(v.strong for v in found) or len(found) == len(values):
         return ValueVerdict(2, names, "a value of the claim is written in the text")
     return ValueVerdict(3, (), "")
