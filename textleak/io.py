@@ -85,6 +85,31 @@ def write_jsonl(path: str | Path, rows: Any) -> Path:
 
 
 # ---- reading ----------------------------------------------------------------------------------------
+def parse_jsonl(text: str, source: str) -> list[dict[str, Any]]:
+    """The JSON objects of JSON-lines ``text``; a bad line is one ValueError naming ``source`` and the line."""
+    rows = []
+    # records end at "\n" only: str.splitlines would also split inside strings at U+2028, U+0085 and
+    # other characters JSON allows raw (textleak's own writers emit them); a "\r" before it is JSON whitespace
+    for n, line in enumerate(text.split("\n"), 1):
+        if line.strip():
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError as e:
+                raise ValueError(f"{source} line {n} is not valid JSON: {e}") from None
+            if not isinstance(rows[-1], dict):
+                raise ValueError(f"{source} line {n} is not a JSON object (every record must be one)")
+    return rows
+
+
+def read_jsonl(path: str | Path) -> list[dict[str, Any]]:
+    """The records of a JSON-lines file (:func:`parse_jsonl`); text that is not UTF-8 is one ValueError too."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        raise ValueError(f"{path}: not UTF-8 text (byte {e.start}: {e.reason}); convert it to UTF-8") from None
+    return parse_jsonl(text, str(path))
+
+
 def _read_table(source: str, split: str | None) -> list[dict[str, Any]]:
     if source.startswith("hf:"):
         import datasets
@@ -130,18 +155,7 @@ def _read_table(source: str, split: str | None) -> list[dict[str, Any]]:
         except UnicodeDecodeError as e:
             raise ValueError(f"{source}: not UTF-8 text (byte {e.start}: {e.reason}); convert it to UTF-8") from None
         stripped = text.lstrip()
-        if suffix == ".json" and stripped.startswith("["):
-            rows = json.loads(text)
-        else:
-            rows = []
-            # records end at "\n" only: str.splitlines would also split inside strings at U+2028, U+0085 and
-            # other characters JSON allows raw (textleak's own writers emit them); a "\r" before it is JSON whitespace
-            for n, line in enumerate(text.split("\n"), 1):
-                if line.strip():
-                    try:
-                        rows.append(json.loads(line))
-                    except json.JSONDecodeError as e:
-                        raise ValueError(f"{source} line {n} is not valid JSON: {e}") from None
+        rows = json.loads(text) if suffix == ".json" and stripped.startswith("[") else parse_jsonl(text, source)
         if any(not isinstance(r, dict) for r in rows):
             raise ValueError(f"{source}: every JSON record must be an object")
         return rows

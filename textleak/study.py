@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from textleak._version import __version__
-from textleak.io import make_private_dir, write_json, write_jsonl
+from textleak.io import make_private_dir, read_jsonl, write_json, write_jsonl
 from textleak.leakage.config import LeakageConfig
 
 logger = logging.getLogger(__name__)
@@ -110,19 +110,14 @@ def _damaged_stage(path: Path, problem: str) -> ValueError:
 
 
 def _read_jsonl(path: Path, stage: bool = True) -> list[dict[str, Any]]:
-    """The rows of a JSON-lines file; a bad line is one error naming the file and the line (for a stage
-    file, what to do: it is recomputed by --fresh)."""
-    rows = []
-    with open(path, encoding="utf-8") as f:
-        for n, line in enumerate(f, 1):
-            if line.strip():
-                try:
-                    rows.append(json.loads(line))
-                except json.JSONDecodeError as e:
-                    if stage:
-                        raise _damaged_stage(path, f"line {n}: {e}") from None
-                    raise ValueError(f"{path} line {n} is not valid JSON: {e}") from None
-    return rows
+    """The rows of a JSON-lines file (:func:`textleak.io.read_jsonl`); a bad line is one error naming the
+    file and the line (for a stage file, what to do: it is recomputed by --fresh)."""
+    try:
+        return read_jsonl(path)
+    except ValueError as e:
+        if stage:
+            raise _damaged_stage(path, str(e).removeprefix(f"{path} ")) from None
+        raise
 
 
 def _read_json(path: Path) -> Any:

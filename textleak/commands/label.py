@@ -105,10 +105,10 @@ class Session:
 
     @classmethod
     def open(cls, run: Run, n: int, seed: int) -> "Session":
+        from textleak.io import read_jsonl
         from textleak.leakage.labels import draw_sample, judged_claims, read_labels
 
-        records = [json.loads(line) for line in run.records_path.read_text(encoding="utf-8").split("\n") if line.strip()]
-        claims = judged_claims(records, run.unparsed)
+        claims = judged_claims(read_jsonl(run.records_path), run.unparsed)
         if not claims:
             raise ValueError(f"{run.records_path}: no judged claim to label")
         items = draw_sample(claims, n, seed)
@@ -255,12 +255,12 @@ def format_plan(rows: list[dict[str, Any]], width: float) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    from textleak.io import read_jsonl
     from textleak.leakage.labels import judged_claims, plan
 
     target = choose_run(find_runs(args.output_dir), args.sanitizer)
     if args.plan:
-        records = [json.loads(line) for line in target.records_path.read_text(encoding="utf-8").split("\n") if line.strip()]
-        print(format_plan(plan(judged_claims(records, target.unparsed), sizes=(25, 50, 100, 200, 400, 800)), args.width))
+        print(format_plan(plan(judged_claims(read_jsonl(target.records_path), target.unparsed), sizes=(25, 50, 100, 200, 400, 800)), args.width))
         return 0
     session = Session.open(target, args.n, args.seed)
     if args.export:
