@@ -2,8 +2,8 @@
 carries the judge's error.
 
 Reads the folder a ``textleak evaluate`` (``report.json`` + ``records-<sanitizer>.jsonl``) or a
-``textleak study`` (``<sanitizer>/records.jsonl``) wrote, draws ``--n`` judged claims (seeded, within
-each judge rating so every rating is labelled, proportional to the claim's weight in the report:
+``textleak study`` (``<sanitizer>/records.jsonl``) wrote, draws ``--n`` judged claims (seeded, a simple
+random sample within each judge rating so every rating is labelled:
 :func:`textleak.leakage.labels.draw_sample`) and serves a local page (standard library, 127.0.0.1
 only, a per-run token in the URL): the claim, the released text it was judged against with the
 judge's best span marked, the rubric of seed 000, keys 1/2/3, back, skip and progress. Every answer
