@@ -181,3 +181,16 @@ def test_an_identifier_that_completes_the_claim_is_the_fact_unless_negated_besid
                          "Contact: mother Agnieszka Nowak, 8 Willow Close.").cap == 2
     # a negation beside the identifier turns it
     assert value_verdict("The nightly backup goes to /mnt/nas/backups.", "The nightly backup no longer goes to /mnt/nas/backups.").cap == 2
+
+
+def test_money_as_it_is_written_around_the_world():
+    same = [("1,234.56 euros", "1.234,56 €"), ("12,400 reais", "R$ 12.400,00"), ("$2,046.80", "2 046,80 $"),
+            ("3.2 million rupees", "32 LPA"), ("850,000 naira", "₦850,000")]
+    for a, b in same:
+        qa, qb = find_quantities(a), find_quantities(b)
+        assert len(qa) == 1 and len(qb) == 1 and same_quantity(qa[0], qb[0]), (a, b, qa, qb)
+    assert find_quantities("1.234 kg")[0].value == 1.234  # a decimal point outside money stays one
+    # a sum without its currency, beside the claim's word
+    assert value_verdict("The user pays a monthly rent of 28,500 rupees.", "rent 28.5k har mahine 5 tareekh tak").cap <= 2
+    assert value_verdict("The user's EMI is ₹11,200.", "emi 11200 hai, 14 emi baaki").cap == 1
+    assert value_verdict("The user's EMI is ₹11,200.", "emi 11,900 hai, 14 emi baaki").cap == 3

@@ -52,7 +52,7 @@ import regex
 
 from textleak.text import extract_numbers, rouge_tokens, split_sentences
 from textleak.text.dates import CalendarDate, find_dates, same_date
-from textleak.text.quantities import Quantity, find_quantities, same_quantity
+from textleak.text.quantities import Quantity, bare_amounts, find_quantities, same_quantity
 from textleak.text.rewrite import rewrite_as
 from textleak.text.typos import common_words, english_words
 
@@ -222,6 +222,7 @@ class _Sentence:
     joined: str
     digits: frozenset[str]
     negated: bool
+    amounts: frozenset[float]
 
 
 @lru_cache(maxsize=8192)
@@ -232,8 +233,15 @@ def _sentences(document: str) -> tuple[_Sentence, ...]:
         tokens = _tokens(s)
         out.append(_Sentence(tokens, frozenset(rouge_tokens(s)), find_quantities(s), find_dates(s), frozenset(extract_numbers(s)),
                              frozenset(_clock(m) for m in _TIME.finditer(s)), "".join(tokens), digits,
-                             bool(_NEGATION.search(s))))
+                             bool(_NEGATION.search(s)), _amounts(s)))
     return tuple(out)
+
+
+def _amounts(sentence: str) -> frozenset[float]:
+    """Numbers of 100 or more and amounts with a scale word ("28.5k", "3.5 lac"): where a claim's sum of
+    money may be written without its currency ("emi 11200", "rent 28.5k")."""
+    plain = {float(n) for n in extract_numbers(sentence) if re.fullmatch(r"\d+(?:\.\d+)?", n)}
+    return frozenset(a for a in plain | set(bare_amounts(sentence)) if a >= 100)
 
 
 def _clock(m: re.Match) -> str:
@@ -278,7 +286,10 @@ def _contains_misspelt(haystack: tuple[str, ...], needle: tuple[str, ...]) -> bo
 
 def _found_in(value: Value, sentence: _Sentence) -> bool:
     if value.quantity is not None:
-        return any(same_quantity(value.quantity, q) for q in sentence.quantities)
+        if any(same_quantity(value.quantity, q) for q in sentence.quantities):
+            return True
+        amount = value.quantity.value
+        return value.quantity.dimension.startswith("money:") and any(abs(a - amount) <= 0.005 * amount for a in sentence.amounts)
     if value.date is not None:
         return any(same_date(value.date, d) for d in sentence.dates)
     if value.kind == "time":

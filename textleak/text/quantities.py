@@ -65,9 +65,11 @@ _add("data", 2.0 ** 40, "tib", "ti")
 _add("mass_concentration", 10.0, "g/dl")
 _add("mass_concentration", 1.0, "g/l")
 _CURRENCY = {"rs": "inr", "$": "usd", "usd": "usd", "dollars": "usd", "dollar": "usd", "£": "gbp", "gbp": "gbp", "pounds sterling": "gbp",
-             "€": "eur", "eur": "eur", "euros": "eur", "euro": "eur", "¥": "jpy", "₹": "inr", "inr": "inr", "rupees": "inr"}
+             "€": "eur", "eur": "eur", "euros": "eur", "euro": "eur", "¥": "jpy", "₹": "inr", "inr": "inr", "rupees": "inr",
+             "r$": "brl", "brl": "brl", "reais": "brl", "₦": "ngn", "ngn": "ngn", "naira": "ngn", "cad": "cad", "c$": "cad",
+             "aud": "aud", "a$": "aud", "chf": "chf", "zar": "zar", "₱": "php", "php": "php", "pesos": "php", "jpy": "jpy", "yen": "jpy"}
 _AMBIGUOUS_AFTER_SPACE = frozenset({"in", "s", "d", "y", "h", "st", "mo", "l", "b", "mi", "ki", "gi", "ti"})
-_MULTIPLIER = {"lakh": 1e5, "lakhs": 1e5, "lac": 1e5, "crore": 1e7, "k": 1e3, "thousand": 1e3, "m": 1e6, "mn": 1e6, "million": 1e6, "bn": 1e9, "billion": 1e9}
+_MULTIPLIER = {"lakh": 1e5, "lakhs": 1e5, "lac": 1e5, "lacs": 1e5, "lpa": 1e5, "crore": 1e7, "cr": 1e7, "k": 1e3, "thousand": 1e3, "m": 1e6, "mn": 1e6, "million": 1e6, "bn": 1e9, "billion": 1e9}
 
 _NUM = r"\d{1,2}(?:,\d{2})+,\d{3}(?:\.\d+)?|\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+"  # Indian grouping too: 3,50,000
 _unit_names = sorted((u for u in _UNITS if u not in ("'", '"', "\u2032", "\u2033")), key=len, reverse=True)
@@ -76,8 +78,16 @@ _UNIT_RE = "|".join(re.escape(u) for u in _unit_names)
 _FEET_INCHES = re.compile(rf"(?<![\w.])(\d+)\s*(?:'|\u2032|ft\.?|feet|foot)\s*(\d+(?:\.\d+)?)\s*(?:\"|\u2033|''|in\.?|inch(?:es)?)?(?![\w])", re.IGNORECASE)
 _QUANTITY = re.compile(rf"(?<![\w.])({_NUM})\s*(?:-\s*)?(°\s*[cf]|{_UNIT_RE}|'|\u2032|\"|\u2033)(?![\w/])", re.IGNORECASE)
 _DATA_SUFFIX = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)([KMGT])(i)?(?![\w])")
-_MONEY = re.compile(rf"(?<![\w.])([$£€¥₹]|(?i:usd|gbp|eur|inr|rs\.?)\s)\s*({_NUM})\s*(k|m|mn|bn|thousand|million|billion|lakhs?|lac|crore)?(?![\w])|"
-                    rf"(?<![\w.])({_NUM})\s*(k|thousand|million|billion|bn|lakhs?|lac|crore)?\s*(usd|gbp|eur|inr|dollars?|euros?|rupees)(?![\w])", re.IGNORECASE)
+# money amounts as they are written around the world: "1.234,56 €", "R$ 12.400,00", "2 046,80 $" (dots or
+# spaces between thousands, a comma before two decimals), beside the English forms
+_MONEY_NUM = rf"\d{{1,3}}(?:[.\u00a0\u202f ]\d{{3}})+,\d{{1,2}}(?!\d)|\d{{1,3}}(?:\.\d{{3}})+(?![\d,])|\d+,\d{{2}}(?![\d,])|{_NUM}"
+_SYMBOL = r"R\$|C\$|A\$|[$£€¥₹₦₱]"
+_SCALE = r"k|m|mn|bn|cr|thousand|million|billion|lakhs?|lacs?|crore|lpa"
+_MONEY = re.compile(rf"(?<![\w.])({_SYMBOL}|(?i:usd|gbp|eur|inr|rs\.?|brl|ngn|cad|aud|chf|zar|php|jpy)\s)\s*({_MONEY_NUM})\s*({_SCALE})?(?![\w])|"
+                    rf"(?<![\w.])({_MONEY_NUM})\s*({_SCALE})?\s*({_SYMBOL}|usd|gbp|eur|inr|brl|ngn|cad|aud|chf|zar|jpy|dollars?|euros?|rupees|reais|naira|pesos|yen)(?![\w])|"
+                    rf"(?<![\w.])({_NUM})\s*(lpa)(?![\w])", re.IGNORECASE)
+# a bare amount with a scale word and no currency ("rent 28.5k", "850k monthly", "3.5 lac"): read as its value
+_BARE_AMOUNT = re.compile(rf"(?<![\w.])({_NUM})\s*(k|lakhs?|lacs?|lpa|crore|cr|thousand|grand)(?![\w])", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -94,7 +104,10 @@ class Quantity:
     decimals: int
 
 
-def _number(s: str) -> tuple[float, int]:
+def _number(s: str, money: bool = False) -> tuple[float, int]:
+    s = re.sub(r"[\u00a0\u202f ]", "", s)
+    if money and re.fullmatch(r"\d{1,3}(?:\.\d{3})+(?:,\d{1,2})?|\d+,\d{1,2}", s):  # 1.234,56 € and 84,37 €: a decimal comma
+        s = s.replace(".", "").replace(",", ".")
     s = s.replace(",", "")
     return float(s), len(s.split(".", 1)[1]) if "." in s else 0
 
@@ -169,16 +182,30 @@ def find_quantities(text: str) -> tuple[Quantity, ...]:
             continue
         if m.group(1):
             symbol, number, mult = m.group(1), m.group(2), m.group(3)
-        else:
+        elif m.group(4):
             number, mult, symbol = m.group(4), m.group(5), m.group(6)
+        else:  # "32 LPA": lakh rupees a year
+            number, mult, symbol = m.group(7), m.group(8), "inr"
         symbol = symbol.strip().rstrip(".")
         currency = _CURRENCY.get(symbol.lower()) or _CURRENCY.get(symbol.lower().rstrip("s"))
         if currency is None:
             continue
-        value, decimals = _number(number)
+        value, decimals = _number(number, money=True)
         value *= _MULTIPLIER.get((mult or "").lower(), 1.0)
         out.append(Quantity(m.start(), m.end(), m.group(0), value, "money:" + currency, "money", decimals))
     out.sort(key=lambda q: q.start)
+    return tuple(out)
+
+
+@lru_cache(maxsize=65536)
+def bare_amounts(text: str) -> tuple[float, ...]:
+    """Amounts written with a scale word and no currency ("rent 28.5k", "3.5 lac", "two grand" aside):
+    a reader who knows the claim's currency reads them as money."""
+    out = []
+    for m in _BARE_AMOUNT.finditer(text):
+        scale = m.group(2).lower()
+        scale = {"lakhs": "lakh", "lacs": "lac", "grand": "thousand"}.get(scale, scale)
+        out.append(_number(m.group(1))[0] * _MULTIPLIER[scale])
     return tuple(out)
 
 
