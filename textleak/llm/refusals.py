@@ -12,7 +12,9 @@ and quotes removed): a *decline* -- an inability or unwillingness aimed at the t
 help/assist/comply/provide/rewrite ...", "must decline", "won't be able to", "goes against my
 guidelines", "as an AI ... cannot") in English, Spanish, French, German, Italian, Portuguese, Dutch,
 Russian, Chinese, Japanese or Korean -- that comes before any sign of compliance ("here is",
-"below is", "aquí está", "voici", "hier ist", "以下是" ...). An apology alone is not a refusal
+"below is", "aquí está", "voici", "hier ist", "以下是" ...), or, in English, a decline of the request
+itself in the first sentence such a phrase introduces ("Here is my answer: I'm sorry, I can't help with
+that."). An apology alone is not a refusal
 ("Sorry for the delay, here is the rewritten text: ..."), and neither is "I can't" about something
 that is not the task ("I'm sorry, doctor, I can't sleep" in a rewritten record). When in doubt the
 rule leans toward "refusal": a false refusal costs a retry or counts the record as released
@@ -123,6 +125,14 @@ _COMPLIANCE = re.compile(
     re.IGNORECASE,
 )
 _STRIP = re.compile(r"[*_`>#]+|^\W+", re.MULTILINE)
+# after a compliance phrase only a decline of the request itself counts, in the first sentence of what it
+# introduces ("Here is my answer: I'm sorry, I can't help with that."), not one with another object ("Here is
+# the text: I'm sorry, but I cannot help you with your homework, said the tutor."); the other English forms
+# (bare "I can't.", "must decline", "against my guidelines", "as an AI ...") count as they are
+_AFTER_COMPLIANCE = [re.compile(_EN_SUBJECT + _EN_INABILITY + _EN_GAP + _EN_TASK + r"\w*(?:\s+(?:you\s+)?(?:with\s+|on\s+)?"
+                                r"(?:that|this|it|(?:your|this|the)\s+(?:request|task|query))\b)?\s*(?:[.!]|$)", re.IGNORECASE)]
+_AFTER_COMPLIANCE += [p for lang, p in _PATTERNS if lang == "en"][1:]
+_INTRO_END, _SENTENCE_END = re.compile(r"[:.!?](?=\s|$)"), re.compile(r"[.!?](?=\s|$)")
 
 
 def _head(text: str) -> str:
@@ -143,6 +153,16 @@ def refusal_match(text: str | None) -> str | None:
         m = pattern.search(head, 0, limit)
         if m:
             return m.group(0)
+    if comply:  # what the compliance phrase introduces: its first sentence (after a colon or the phrase's own sentence)
+        rest = head[comply.end():]
+        intro = None if comply.group(0).endswith(":") else _INTRO_END.search(rest)
+        start = intro.end() if intro else 0
+        end = _SENTENCE_END.search(rest, start)
+        opening = rest[start:end.end() if end else len(rest)].strip()
+        for pattern in _AFTER_COMPLIANCE:
+            m = pattern.search(opening)
+            if m:
+                return m.group(0)
     return None
 
 
