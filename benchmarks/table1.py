@@ -6,9 +6,15 @@
 Rows: no sanitization (identity), remove all, Presidio with mask, Presidio with replace (Presidio's
 default operator), Presidio with replace and without the age and date recognizers (Presidio's stock
 set has no AGE; the Azure-like default set of textleak has AGE and DATE_TIME), and SANTEXT+
-(word-level DP, eps 3). Synthesis (fine-tuning) is not run here: it needs a training run per dataset
-(``benchmarks/synthesis_table2.py``). Every row uses textleak's defaults: rule atomizer, k = 3 random
-known claims, BM25 linking, the NLI judge; lexical privacy is the paper's 1 - ROUGE-L F.
+(word-level DP, eps 3). Every row uses textleak's defaults: rule atomizer, k = 3 random known claims,
+BM25 linking, the NLI judge; lexical privacy is the paper's 1 - ROUGE-L F.
+
+Synthesis (fine-tuning) is not run here: it needs a training run per dataset, and its synthetic texts
+stay outside the repository. Its rows (epsilon = inf and the finite ones) are read from
+``benchmarks/results/synthesis_table2.json`` (``--synthesis``), written by ``benchmarks/synthesis_table2.py``
+(Gemma 3 270M + LoRA) on its own MedQA corpus, and shown under the MedQA table, marked: other records
+(the sample's 49 profiles + the 48 demo records), evaluated unaligned, so only privacy, no linkage.
+MedQA's sample holds 50 records: ``--records`` above 50 uses all of them (the tables say how many).
 
 The per-claim-type breakdown explains the direction of the gap between lexical and semantic privacy:
 each judged claim is typed by what it states (an age, another number or date, or anything else), and
@@ -35,6 +41,8 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared" / "data"
 RESULTS = REPO / "benchmarks" / "results"
+SYNTHESIS = RESULTS / "synthesis_table2.json"
+logger = logging.getLogger("table1")
 
 ROWS: list[tuple[str, str, dict[str, Any]]] = [
     ("no sanitization", "identity", {}),
@@ -62,12 +70,47 @@ def claim_type(claim: str) -> str:
 
 
 def load(dataset: str, n: int) -> list[str]:
+    """The first ``n`` records of ``dataset`` (all of them, with a warning, when it holds fewer)."""
     if dataset == "medqa":
         from textleak.data.medqa import read_medqa_jsonl
 
-        return [r["text"] for r in read_medqa_jsonl(SHARED / "medqa" / "sampled_50.jsonl")][:n]
-    with open(SHARED / "pupa" / "PUPA_TNB.csv", encoding="utf-8", newline="") as f:
-        return [r["user_query"] for r in csv.DictReader(f)][:n]
+        texts = [r["text"] for r in read_medqa_jsonl(SHARED / "medqa" / "sampled_50.jsonl")]
+    else:
+        with open(SHARED / "pupa" / "PUPA_TNB.csv", encoding="utf-8", newline="") as f:
+            texts = [r["user_query"] for r in csv.DictReader(f)]
+    if len(texts) < n:
+        logger.warning("%s holds %d records, fewer than --records %d: using all of them", dataset, len(texts), n)
+    return texts[:n]
+
+
+def _epsilon_key(row: str) -> float:
+    return float("inf") if row == "inf" else float(row)
+
+
+def synthesis_rows(path: Path) -> dict[str, Any] | None:
+    """The epsilon rows of ``synthesis_table2.py``'s results (None when the file is missing).
+
+    Not measured here: other records (that script's corpus), unaligned, so no linkage and no claim-type
+    breakdown; lexical privacy is 1 - ROUGE-L F against the synthetic record linked to each original."""
+    if not path.exists():
+        logger.warning("no synthesis results at %s (run benchmarks/synthesis_table2.py): no synthesis rows", path)
+        return None
+    data = json.loads(path.read_text())
+    rows = {}
+    for key in sorted((k for k in data["rows"] if k not in ("none", "base")), key=_epsilon_key, reverse=True):
+        r = data["rows"][key]
+        rows["synthesis, ε = ∞ (no DP)" if key == "inf" else f"synthesis, ε = {key}"] = {
+            "epsilon": key, "semantic_privacy": r["semantic_privacy"], "semantic_ci95": r["ci95"].get("semantic_privacy"),
+            "lexical_privacy": r["lexical_privacy"], "lexical_ci95": r["ci95"].get("lexical_privacy"),
+            "n_records": r["n_records"], "n_synthetic": r["n_synthetic"], "seconds": r.get("evaluate_s"),
+            "copy_share_12w": (r.get("memorisation") or {}).get("copy_share_12w")}
+    none = data["rows"].get("none", {})
+    return {"source": str(path.relative_to(REPO) if path.is_relative_to(REPO) else path),
+            "command": "python benchmarks/synthesis_table2.py " + " ".join(data.get("argv", [])),
+            "by_file": data.get("by_file"), "n_records": data.get("n_records"),
+            "judge_adapter": (data.get("judge") or {}).get("adapter_sha256"),
+            "reference": {"lexical_privacy": none.get("lexical_privacy"), "semantic_privacy": none.get("semantic_privacy")},
+            "rows": rows}
 
 
 def sanitize(name: str, options: dict[str, Any], texts: list[str]) -> list[str]:
@@ -96,14 +139,16 @@ def run_row(texts: list[str], released: list[str]) -> dict[str, Any]:
         "lexical_privacy": report.lexical_privacy, "linkage_rate": report.linkage_rate,
         "claims_judged": judged, "claims_per_record": judged / max(1, len(texts)),
         "by_type": {k: {"share": len(v) / judged, "privacy": sum(v) / len(v)} for k, v in sorted(types.items())},
-        "seconds": time.perf_counter() - t,
+        "judge_adapter": (report.judge or {}).get("adapter_sha256"), "seconds": time.perf_counter() - t,
     }
 
 
 def to_markdown(result: dict[str, Any]) -> str:
     lines = [f"Command: `{result['command']}` ({result['machine']}).", ""]
     for dataset, rows in result["tables"].items():
-        lines += [f"### {dataset}, {result['records']} records", "",
+        n = result.get("records_by_dataset", {}).get(dataset, result["records"])
+        held = f" (all of the sample; {result['records']} asked)" if n < result["records"] else ""
+        lines += [f"### {dataset}, {n} records{held}", "",
                   "| row | lexical privacy | semantic privacy [95% CI] | linkage | claims judged / record | "
                   "age claims: share, privacy | number/date: share, privacy | other: share, privacy | s |",
                   "|---|---|---|---|---|---|---|---|---|"]
@@ -117,6 +162,28 @@ def to_markdown(result: dict[str, Any]) -> str:
             lines.append(f"| {label} | {r['lexical_privacy']:.3f} | {r['semantic_privacy']:.3f} [{ci[0]:.2f}, {ci[1]:.2f}] | "
                          f"{r['linkage_rate']:.2f} | {r['claims_per_record']:.1f} | {cell('age')} | {cell('number/date')} | "
                          f"{cell('other')} | {r['seconds']:.0f} |")
+        synth = result.get("synthesis") if dataset == "medqa" else None
+        if synth:
+            for label, r in synth["rows"].items():
+                ci = r["semantic_ci95"] or [float("nan")] * 2
+                lines.append(f"| {label} ‡ | {r['lexical_privacy']:.3f} | {r['semantic_privacy']:.3f} [{ci[0]:.2f}, {ci[1]:.2f}] | "
+                             f"- | - | - | - | - | {r['seconds']:.0f} |")
+            judges = {r.get("judge_adapter") for r in rows.values()}
+            same = judges == {synth["judge_adapter"]}
+            ref = synth["reference"]
+            lines += ["", f"‡ Not measured by this run: read from `{synth['source']}`, written by "
+                      f"`benchmarks/synthesis_table2.py` (Gemma 3 270M + LoRA, DP-SGD for finite ε; it resumes, rows "
+                      f"accumulate; last invocation `{synth['command']}`) on its own corpus of {synth['n_records']} records "
+                      f"({', '.join(f'{k}: {v}' for k, v in sorted((synth['by_file'] or {}).items(), reverse=True))}; the "
+                      "MedQA sample's records with a patient profile and the bundled demo set), not the records above, one "
+                      "synthetic record per record. Synthetic text is "
+                      "evaluated unaligned, so linkage is not meaningful and only privacy is given (no claim-type breakdown); "
+                      "lexical privacy is 1 - ROUGE-L F against the synthetic record BM25 links to each original; s is its "
+                      f"evaluation time. Its no-sanitization reference on that corpus: lexical {ref['lexical_privacy']:.3f}, "
+                      f"semantic {ref['semantic_privacy']:.3f}. NLI judge adapter {synth['judge_adapter']}"
+                      + (" (the same as this run's)." if same else f" (this run's: {', '.join(sorted(map(str, judges)))})."), ""]
+        elif dataset == "medqa":
+            lines += ["No synthesis rows: no `synthesis_table2.json` results (run `benchmarks/synthesis_table2.py`).", ""]
         lines.append("")
     return "\n".join(lines)
 
@@ -126,12 +193,19 @@ def main() -> None:
     parser.add_argument("--records", type=int, default=30)
     parser.add_argument("--datasets", nargs="+", default=["medqa", "pupa"], choices=["medqa", "pupa"])
     parser.add_argument("--out", default=str(RESULTS / "table1_offline"))  # table1.md is utility_table.py's
+    parser.add_argument("--synthesis", default=str(SYNTHESIS), help="synthesis_table2.py's results JSON (MedQA synthesis rows)")
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING)
     result: dict[str, Any] = {"command": "python benchmarks/table1.py " + " ".join(sys.argv[1:]), "records": args.records,
-                              "machine": f"{platform.platform()}, {__import__('os').cpu_count()} CPUs", "tables": {}}
+                              "machine": f"{platform.platform()}, {__import__('os').cpu_count()} CPUs", "tables": {},
+                              "records_by_dataset": {}}
+    if "medqa" in args.datasets:
+        result["synthesis"] = synthesis_rows(Path(args.synthesis))
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
     for dataset in args.datasets:
         texts = load(dataset, args.records)
+        result["records_by_dataset"][dataset] = len(texts)
         rows = {}
         for label, name, options in ROWS:
             t = time.perf_counter()
@@ -140,10 +214,8 @@ def main() -> None:
             rows[label]["sanitize_seconds"] = time.perf_counter() - t - rows[label]["seconds"]
             print(dataset, label, {k: rows[label][k] for k in ("lexical_privacy", "semantic_privacy", "claims_per_record")}, flush=True)
         result["tables"][dataset] = rows
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.with_suffix(".json").write_text(json.dumps(result, indent=2, default=str))
-    out.with_suffix(".md").write_text(to_markdown(result))
+        out.with_suffix(".json").write_text(json.dumps(result, indent=2, default=str))  # after each dataset: a long
+        out.with_suffix(".md").write_text(to_markdown(result))  # run cut short keeps the tables it finished
     print(to_markdown(result))
 
 
