@@ -10,7 +10,9 @@ The test (:func:`text_pairing`): each released record's word bigrams (lower-case
 are looked up in an inverted index of the originals' bigrams; its best original is the one holding the
 largest share of them (containment). A record *pairs* when its best original holds at least
 ``MIN_CONTAINMENT`` (0.5) of its bigrams, at least ``MIN_RATIO`` (2) times the runner-up's share, and
-no other released record pairs with the same original. The set *pairs one-to-one* when at least
+no other released record pairs with the same original. Originals with the same bigrams (duplicate
+records) are one candidate, which as many released records as it has copies may pair with: a copy is
+not a runner-up, or a set of duplicated records could never pair and would pass as synthetic. The set *pairs one-to-one* when at least
 ``MIN_SHARE`` (0.8) of its records pair. Measured on the MedQA sample: records with their numbers
 changed hold 0.66-0.97 of their own original's bigrams (runner-up at most 0.22), records with every
 fourth word masked 0.53-0.59 (at most 0.18), another patient's record at most 0.28; a toy synthetic
@@ -57,9 +59,14 @@ def _grams(text: str) -> set[tuple[str, ...]]:
 def text_pairing(originals: Sequence[str], released: Sequence[str], min_containment: float = MIN_CONTAINMENT) -> Pairing:
     """How many released records pair with a distinct original by their wording (module docstring)."""
     index: dict[tuple[str, ...], list[int]] = defaultdict(list)
+    copies: dict[frozenset, list[int]] = defaultdict(list)  # identical originals: one candidate, its copies in order
     for i, text in enumerate(originals):
-        for g in _grams(text):
-            index[g].append(i)
+        grams = frozenset(_grams(text))
+        copies[grams].append(i)
+        if len(copies[grams]) == 1:
+            for g in grams:
+                index[g].append(i)
+    first = {group[0]: group for group in copies.values()}
     best: dict[int, int] = {}
     for j, text in enumerate(released):
         grams = _grams(text)
@@ -74,5 +81,10 @@ def text_pairing(originals: Sequence[str], released: Sequence[str], min_containm
             continue
         best[j] = top[0][0]
     owners = Counter(best.values())
-    matches = {j: i for j, i in best.items() if owners[i] == 1}
+    taken: Counter[int] = Counter()
+    matches = {}
+    for j, i in best.items():
+        if owners[i] <= len(first[i]):  # each released record its own copy of the original
+            matches[j] = first[i][taken[i]]
+            taken[i] += 1
     return Pairing(len(released), len(matches), matches)
