@@ -9,9 +9,9 @@ label whose key no longer matches is counted and named in one warning, never use
 :func:`draw_sample` draws the claims to label: within each judge rating (so every rating is
 labelled), a simple random sample, whose inclusion probabilities (``n_s / N_s``) are known exactly;
 :func:`textleak.leakage.ppi.stratified_ppi_mean` weights each label by its claim's weight in the
-report's aggregate (records count equally, claims equally within a record) over that probability. :func:`corrected_privacy` turns the
-labels into the corrected semantic privacy with its interval, beside the judge alone and the judge's
-agreement with the labels on this data set.
+report's aggregate (records count equally, claims equally within a record) over that probability.
+:func:`corrected_privacy` turns the labels into the corrected semantic privacy with its interval,
+beside the judge alone and the judge's agreement with the labels on this data set.
 """
 
 from __future__ import annotations
@@ -68,7 +68,9 @@ class JudgedClaim:
     weight: float  # its weight in the report's semantic privacy (sums to 1 over the scored claims)
     span: str | None  # the judge's best span of the released text, when it has one
     released: str | None  # the released (linked) text it was judged against
-    fixed: bool = False  # not rated "ok" by the judge (unparsed...) or not judged at all (NOT_JUDGED): it keeps its score, no label changes it (fail toward leakage)
+    # not rated "ok" by the judge (unparsed...) or not judged at all (NOT_JUDGED): it keeps its score and no
+    # label changes it (fail toward leakage)
+    fixed: bool = False
 
 
 def _get(r: Any, name: str) -> Any:

@@ -12,8 +12,8 @@ largest share of them (containment). A record *pairs* when its best original hol
 ``MIN_CONTAINMENT`` (0.5) of its bigrams, at least ``MIN_RATIO`` (2) times the runner-up's share, and
 no other released record pairs with the same original. Originals with the same bigrams (duplicate
 records) are one candidate, which as many released records as it has copies may pair with: a copy is
-not a runner-up, or a set of duplicated records could never pair and would pass as synthetic. The set *pairs one-to-one* when at least
-``MIN_SHARE`` (0.8) of its records pair. Measured on the MedQA sample: records with their numbers
+not a runner-up, or a set of duplicated records could never pair and would pass as synthetic. The set
+*pairs one-to-one* when at least ``MIN_SHARE`` (0.8) of its records pair. Measured on the MedQA sample: records with their numbers
 changed hold 0.66-0.97 of their own original's bigrams (runner-up at most 0.22), records with every
 fourth word masked 0.53-0.59 (at most 0.18), another patient's record at most 0.28; a toy synthetic
 sentence mixing facts of two people 0.40 (runner-up 0.30). Cost: linear in the total text plus the
