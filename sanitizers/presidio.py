@@ -9,8 +9,8 @@ from typing import Any, Sequence
 
 from textleak.registry import sanitizers
 from textleak.sanitize.base import SanitizeResult, Sanitizer, screen_text
-from textleak.sanitize.presidio import (DEFAULT_ALLOW_LIST, OPERATORS, PresidioEngine, describe_engine, operator_configs,
-                                        recognizer_config, shared_engine)
+from textleak.sanitize.presidio import (DEFAULT_ALLOW_LIST, OPERATORS, PresidioConfig, PresidioEngine, describe_engine,
+                                        operator_configs, shared_engine)
 
 
 @sanitizers.register("presidio")
@@ -39,7 +39,7 @@ class PresidioScrubber(Sanitizer):
     """
 
     name = "presidio"
-    VERSION = "2"  # 2: Presidio's replace is the default operator; the allow list
+    VERSION = "3"  # 2: Presidio's replace is the default operator; the allow list. 3: options in one PresidioConfig
 
     def __init__(
         self,
@@ -66,15 +66,10 @@ class PresidioScrubber(Sanitizer):
             raise ValueError(f"unknown operator {operator!r}; choose one of {OPERATORS}")
         self.operator = operator
         self.operators = operator_configs(operators)
-        self.entities = list(entities) if entities is not None else None
-        self.score_threshold = float(score_threshold)
-        self.spacy_model = spacy_model
-        self.batch_size = int(batch_size)
         self.max_chars = max_chars
-        self.allow_list = list(allow_list or [])
-        self.entity_thresholds = {str(k): float(v) for k, v in (entity_thresholds or {}).items()}
-        self.recognizers = [recognizer_config(r) for r in (recognizers or [])]
-        self.nlp_configuration = dict(nlp_configuration) if nlp_configuration else None
+        self.presidio = PresidioConfig(spacy_model=spacy_model, entities=entities, score_threshold=score_threshold,
+                                       batch_size=batch_size, allow_list=allow_list, entity_thresholds=entity_thresholds,
+                                       recognizers=recognizers or (), nlp_configuration=nlp_configuration)
         # engine objects hold models: kept out of the pickled config, described in it (see the class docstring)
         self._analyzer_object = analyzer
         self._anonymizer_object = anonymizer
@@ -93,14 +88,9 @@ class PresidioScrubber(Sanitizer):
                     "num_proc>1?): pass the configurations instead (nlp_configuration=, recognizers=, operators=, "
                     "allow_list=, entity_thresholds=), which every process rebuilds")
             if analyzer is not None or anonymizer is not None:
-                engine = PresidioEngine(self.spacy_model, self.entities, self.score_threshold, batch_size=self.batch_size,
-                                        allow_list=self.allow_list, entity_thresholds=self.entity_thresholds,
-                                        recognizers=self.recognizers, nlp_configuration=self.nlp_configuration,
-                                        analyzer=analyzer, anonymizer=anonymizer).load()
+                engine = PresidioEngine(self.presidio, analyzer=analyzer, anonymizer=anonymizer).load()
             else:
-                engine = shared_engine(self.spacy_model, self.entities, self.score_threshold, batch_size=self.batch_size,
-                                       allow_list=self.allow_list, entity_thresholds=self.entity_thresholds,
-                                       recognizers=self.recognizers, nlp_configuration=self.nlp_configuration)
+                engine = shared_engine(self.presidio)
             self._engine = engine
         return engine
 

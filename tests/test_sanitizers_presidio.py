@@ -106,3 +106,21 @@ def test_map_with_two_processes_matches_one():
     assert one["sanitized"] == two["sanitized"]
     assert one["sanitized"][1] == "<PERSON> from <LOCATION>."
     assert one["text"] == ds["text"]
+
+
+def test_options_are_declared_once_in_a_presidio_config():
+    """The scrubber, the engine and the shared-engine cache build from one PresidioConfig: equal settings,
+    written as lists or tuples, recognizer objects or their dicts, give one key (one loaded engine)."""
+    from presidio_analyzer import Pattern, PatternRecognizer
+
+    from textleak.sanitize.presidio import PresidioConfig, PresidioEngine, shared_engine
+
+    rec = PatternRecognizer(supported_entity="TICKET", patterns=[Pattern("ticket", r"TCK-\d{4}", 0.9)])
+    a = PresidioConfig(entities=["PERSON", "TICKET"], recognizers=[rec], entity_thresholds={"PERSON": 0.5})
+    b = PresidioConfig(entities=("PERSON", "TICKET"), recognizers=(rec.to_dict(),), entity_thresholds={"PERSON": 0.5})
+    assert a.key() == b.key() and a.key() != PresidioConfig(entities=["PERSON"]).key()
+    assert shared_engine(a) is shared_engine(b)
+    assert PresidioScrubber(entities=["PERSON", "TICKET"], recognizers=[rec],
+                            entity_thresholds={"PERSON": 0.5}).presidio.key() == a.key()
+    with pytest.raises(TypeError, match="not both"):
+        PresidioEngine(a, entities=["PERSON"])

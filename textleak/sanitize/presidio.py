@@ -39,7 +39,7 @@ import hashlib
 import json
 import logging
 import random
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
@@ -158,16 +158,20 @@ def _load_spacy(name: str) -> Any:
     return _SPACY_PIPELINES[name]
 
 
-def shared_engine(spacy_model: str | None = None, entities: Sequence[str] | None = None, score_threshold: float = 0.4,
-                  language: str = "en", batch_size: int = 32, **config: Any) -> "PresidioEngine":
-    """A loaded :class:`PresidioEngine`, one per configuration per process (models load once).
-    ``config``: the engine's plain (JSON) configuration options (allow_list, entity_thresholds,
-    recognizers as dicts, nlp_configuration)."""
-    key = (spacy_model, tuple(entities) if entities is not None else None, float(score_threshold), language, int(batch_size),
-           json.dumps(config, sort_keys=True, default=str))
+def shared_engine(config: "PresidioConfig | None" = None, **options: Any) -> "PresidioEngine":
+    """A loaded :class:`PresidioEngine`, one per configuration per process (models load once):
+    ``config``, or a :class:`PresidioConfig` built from ``options``."""
+    config = _config(config, options)
+    key = config.key()
     if key not in _ENGINES:
-        _ENGINES[key] = PresidioEngine(spacy_model, entities, score_threshold, language, batch_size, **config).load()
+        _ENGINES[key] = PresidioEngine(config).load()
     return _ENGINES[key]
+
+
+def _config(config: "PresidioConfig | None", options: dict[str, Any]) -> "PresidioConfig":
+    if config is not None and options:
+        raise TypeError(f"give a PresidioConfig or its options, not both (got {sorted(options)})")
+    return config if config is not None else PresidioConfig(**options)
 
 
 def recognizer_config(recognizer: Any) -> dict[str, Any]:
@@ -184,6 +188,41 @@ def recognizer_config(recognizer: Any) -> dict[str, Any]:
             out["patterns"] = [p.to_dict() if hasattr(p, "to_dict") else p for p in out["patterns"]]
             break
     return json.loads(json.dumps(out, default=str))
+
+
+@dataclass(frozen=True)
+class PresidioConfig:
+    """Presidio's options as plain data, declared once: the scrubber, the engine and the shared-engine
+    cache all build from it. ``entities=None`` means :data:`DEFAULT_ENTITIES` (with a user's own
+    analyzer: every entity it knows); ``score_threshold`` drops weaker detections (0.4, as Staab et
+    al.'s Azure baseline) and ``entity_thresholds`` ({"ORGANIZATION": 0.9}) raises it per entity;
+    ``allow_list`` is never scrubbed; ``recognizers`` (``PatternRecognizer`` objects or their dicts,
+    stored as dicts) join the registry; ``nlp_configuration`` is Presidio's NLP engine configuration
+    (spaCy models, loaded without downloads, and ``ner_model_configuration``). Equal settings give an
+    equal :meth:`key`, so they share one loaded engine and one ``datasets`` fingerprint."""
+
+    spacy_model: str | None = None
+    entities: tuple[str, ...] | None = None
+    score_threshold: float = 0.4
+    language: str = "en"
+    batch_size: int = 32
+    allow_list: tuple[str, ...] = DEFAULT_ALLOW_LIST
+    entity_thresholds: dict[str, float] | None = None
+    recognizers: tuple[dict[str, Any], ...] = ()
+    nlp_configuration: dict[str, Any] | None = None
+
+    def __post_init__(self) -> None:
+        fix = lambda name, value: object.__setattr__(self, name, value)  # noqa: E731  (frozen: normalise once)
+        fix("entities", tuple(self.entities) if self.entities is not None else None)
+        fix("score_threshold", float(self.score_threshold))
+        fix("batch_size", int(self.batch_size))
+        fix("allow_list", tuple(self.allow_list or ()))
+        fix("entity_thresholds", {str(k): float(v) for k, v in (self.entity_thresholds or {}).items()})
+        fix("recognizers", tuple(recognizer_config(r) for r in (self.recognizers or ())))
+        fix("nlp_configuration", dict(self.nlp_configuration) if self.nlp_configuration else None)
+
+    def key(self) -> str:
+        return json.dumps(asdict(self), sort_keys=True, default=str)
 
 
 def operator_configs(operators: dict[str, Any] | None) -> dict[str, dict[str, Any]] | None:
@@ -273,41 +312,22 @@ def _quiet_other_language_recognizers() -> None:
 
 
 class PresidioEngine:
-    """Presidio analyzer + anonymizer with an explicitly loaded spaCy model. Built lazily on first use.
+    """Presidio analyzer + anonymizer with an explicitly loaded spaCy model, built lazily on first use
+    from a :class:`PresidioConfig` (or its options as keywords); ``analyzer`` / ``anonymizer`` are a
+    user's own engines, used as they are."""
 
-    ``entities=None`` means :data:`DEFAULT_ENTITIES` (with a user's ``analyzer``: every entity it
-    knows, as Presidio does); ``score_threshold`` drops weaker detections (0.4, as Staab et al.'s
-    Azure baseline) and ``entity_thresholds`` ({"ORGANIZATION": 0.9}) raises it per entity;
-    ``allow_list`` (default :data:`DEFAULT_ALLOW_LIST`) is never scrubbed; ``recognizers`` (dicts or
-    ``PatternRecognizer`` objects) join the registry; ``nlp_configuration`` is Presidio's NLP engine
-    configuration (spaCy models, loaded without downloads, and ``ner_model_configuration``);
-    ``analyzer`` / ``anonymizer`` are a user's own engines, used as they are.
-    """
-
-    def __init__(
-        self,
-        spacy_model: str | None = None,
-        entities: Sequence[str] | None = None,
-        score_threshold: float = 0.4,
-        language: str = "en",
-        batch_size: int = 32,
-        allow_list: Sequence[str] | None = DEFAULT_ALLOW_LIST,
-        entity_thresholds: dict[str, float] | None = None,
-        recognizers: Sequence[Any] | None = None,
-        nlp_configuration: dict[str, Any] | None = None,
-        analyzer: Any = None,
-        anonymizer: Any = None,
-    ):
-        self.spacy_model = spacy_model
-        self._entities_given = entities is not None
-        self.entities = list(entities) if entities is not None else (None if analyzer is not None else list(DEFAULT_ENTITIES))
-        self.score_threshold = float(score_threshold)
-        self.language = language
-        self.batch_size = int(batch_size)
-        self.allow_list = list(allow_list or [])
-        self.entity_thresholds = {str(k): float(v) for k, v in (entity_thresholds or {}).items()}
-        self.recognizers = list(recognizers or [])
-        self.nlp_configuration = dict(nlp_configuration) if nlp_configuration else None
+    def __init__(self, config: PresidioConfig | None = None, *, analyzer: Any = None, anonymizer: Any = None, **options: Any):
+        self.config = config = _config(config, options)
+        self.spacy_model = config.spacy_model
+        self._entities_given = config.entities is not None
+        self.entities = list(config.entities) if config.entities is not None else (None if analyzer is not None else list(DEFAULT_ENTITIES))
+        self.score_threshold = config.score_threshold
+        self.language = config.language
+        self.batch_size = config.batch_size
+        self.allow_list = list(config.allow_list)
+        self.entity_thresholds = dict(config.entity_thresholds or {})
+        self.recognizers = list(config.recognizers)
+        self.nlp_configuration = config.nlp_configuration
         self._analyzer = analyzer
         self._anonymizer = anonymizer
         self._user_analyzer = analyzer is not None
