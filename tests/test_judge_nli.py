@@ -221,3 +221,15 @@ def test_the_report_says_which_way_the_judge_errs():
     assert "mean score" not in measured_agreement({"calibration": base})
     slight = {**low, "handwritten_test_mean_score_judge": 0.552, "handwritten_test_mean_score_gold": 0.55}
     assert "0.04 below the labels'" in measured_agreement({"calibration": slight})  # a lean under 0.005 is no lean
+
+
+def test_ratings_cached_under_older_rules_are_not_reused(monkeypatch):
+    """The rating cache is keyed by describe(): a change of the rules around the model (RULES_VERSION)
+    must change the key, or ratings made under the old rules would be served again."""
+    import textleak.judges.nli as nli
+    from textleak.cache import content_hash
+
+    judge = make_judge("nli")
+    before = content_hash("ratings", judge.describe(), ["The user is 30."], "I am 30.", 0)
+    monkeypatch.setattr(nli, "RULES_VERSION", nli.RULES_VERSION + "-next")
+    assert content_hash("ratings", judge.describe(), ["The user is 30."], "I am 30.", 0) != before

@@ -68,6 +68,10 @@ from textleak.text.language import detect_language
 logger = logging.getLogger(__name__)
 
 WEIGHTS_DIR = Path(__file__).resolve().parent / "weights" / "nli"
+# The version of the rules around the model (values, reader's view, markers): part of describe(), hence of
+# every rating cache key, so ratings cached under older rules are recomputed. Bump it when a rule changes
+# what a rating, or its status, is.
+RULES_VERSION = "2026-11-27.2"
 ADAPTER_FILE = "adapter.safetensors"
 CONFIG_FILE = "config.json"
 MANIFEST_FILE = "manifest.json"
@@ -548,6 +552,7 @@ class NLIJudge(Judge):
             "values": self.values,
             "reader_view": self.reader_view,
             "non_english": self.non_english,
+            "rules_version": RULES_VERSION,
             **({"dtype": self.dtype} if self.dtype not in (None, "float32", "fp32") else {}),  # half precision can move ratings
             "score": "expected normalised rating E[(r-1)/2] under p(same, similar, unsupported)",
         }
