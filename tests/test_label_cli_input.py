@@ -23,3 +23,15 @@ def test_a_bad_records_line_is_one_line_naming_file_and_line(tmp_path, capsys, b
     assert f"{records} {problem}" in err
     with pytest.raises(ValueError, match=problem):
         main(["label", str(tmp_path / "out"), *mode, "--debug"])
+
+
+@pytest.mark.parametrize("report,problem", [('{"results": [', "not valid JSON"), ("[]", "expected a JSON object"),
+                                            ('{"results": [{"sanitizer": "identity"}]}', "result 0 has no")])
+def test_a_damaged_report_is_one_line_naming_the_file(tmp_path, capsys, report, problem):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "report.json").write_text(report, encoding="utf-8")
+    assert main(["label", str(out), "--plan"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "Traceback" not in err
+    assert str(out / "report.json") in err and problem in err

@@ -59,6 +59,17 @@ class Run:
     unparsed: str = "leak"
 
 
+def _read_report(path: Path) -> dict:
+    """A report.json, or one clear error naming the file (a damaged report is not a traceback)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{path}: not valid JSON ({e.msg} at line {e.lineno}, column {e.colno})") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: expected a JSON object, found {type(data).__name__}")
+    return data
+
+
 def find_runs(folder: str | Path) -> list[Run]:
     """The sanitized sets of an evaluate or study output folder (one clear error when there are none)."""
     folder = Path(folder)
@@ -67,15 +78,17 @@ def find_runs(folder: str | Path) -> list[Run]:
     runs = []
     report = folder / "report.json"
     if report.exists():
-        data = json.loads(report.read_text(encoding="utf-8"))
-        for row in data.get("results", []):
+        data = _read_report(report)
+        for k, row in enumerate(data.get("results", [])):
+            if not isinstance(row, dict) or not isinstance(row.get("records_file"), str) or "sanitizer" not in row:
+                raise ValueError(f"{report}: result {k} has no 'sanitizer' and 'records_file' (not a textleak evaluate report?)")
             path = folder / row["records_file"]
             stem = Path(row["records_file"]).stem.removeprefix("records-")
             runs.append(Run(row["sanitizer"], path, folder / f"labels-{stem}.jsonl", (row.get("settings") or {}).get("unparsed", "leak")))
     for sub in sorted(p for p in folder.iterdir() if p.is_dir() and (p / "records.jsonl").exists()):  # textleak study
         settings = {}
         if (sub / "report.json").exists():
-            settings = json.loads((sub / "report.json").read_text(encoding="utf-8")).get("settings") or {}
+            settings = _read_report(sub / "report.json").get("settings") or {}
         runs.append(Run(sub.name, sub / "records.jsonl", sub / "labels.jsonl", settings.get("unparsed", "leak")))
     if not runs:
         raise FileNotFoundError(f"{folder}: no report.json with results and no <sanitizer>/records.jsonl: not a textleak evaluate or study output folder")
