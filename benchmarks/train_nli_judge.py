@@ -151,6 +151,8 @@ def main() -> None:
     ap.add_argument("--feature-scale", type=float, default=1.0, help="the features enter the head times this (a larger scale lets weight decay leave them decisive)")
     ap.add_argument("--max-span-words", type=int, default=32)
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--init", default="", help="start from this weights folder's adapter and head (a fine-tune of a shipped adapter on new pairs; "
+                                                 "its LoRA config must match) instead of a fresh LoRA and head")
     ap.add_argument("--limit", type=int, default=0, help="train on N training pairs drawn at random (a quick trial)")
     ap.add_argument("--max-pairs", type=int, default=0, help="keep N generated pairs drawn at random before the span search (a smoke test)")
     ap.add_argument("--cache", default=None, help="folder for the span cache (default: textleak's cache folder/nli_train)")
@@ -245,6 +247,14 @@ def main() -> None:
     head = torch.nn.Linear(base.config.hidden_size * (4 if args.pooling == "pair" else 1) + n_features, 3)
     torch.nn.init.normal_(head.weight, std=0.02)
     torch.nn.init.zeros_(head.bias)
+    if args.init:  # warm start: the given adapter's LoRA weights and head (peft's state-dict names, as saved below)
+        from peft import set_peft_model_state_dict
+        from safetensors.torch import load_file
+
+        saved = {k: v.float() for k, v in load_file(str(Path(args.init) / ADAPTER_FILE)).items()}
+        set_peft_model_state_dict(model, {k: v for k, v in saved.items() if not k.startswith("head.")})
+        head.load_state_dict({k.removeprefix("head."): v for k, v in saved.items() if k.startswith("head.")})
+        logger.info("initialised from %s", args.init)
     dropout = torch.nn.Dropout(0.1)
     n_trainable = sum(p.numel() for p in model.parameters() if p.requires_grad) + sum(p.numel() for p in head.parameters())
     logger.info("trainable parameters: %d", n_trainable)
