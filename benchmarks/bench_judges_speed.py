@@ -5,6 +5,7 @@ claims and the documents' sentences with sentence-transformers, batch 16).
     python benchmarks/bench_judges_speed.py                        # writes benchmarks/results/judges_speed.{md,json}
     python benchmarks/bench_judges_speed.py --records 200 --repeat 2
     python benchmarks/bench_judges_speed.py --old-rev 1dd80a3 --records 40 --rounds 3   # span finder: today's vs that revision's
+    OMP_NUM_THREADS=1 python benchmarks/bench_judges_speed.py --backends --records 300 --threads 1   # torch vs ONNX Runtime
 
 ``--old-rev REV`` times instead the default judge (NLI) and the embedding judge with today's span finder
 (``EmbeddingJudge.match``, ``textleak/encoders.py``) against the span finder at REV (loaded from ``git
@@ -13,6 +14,13 @@ variant once, in turn; the fastest round is kept), with the span finder's docume
 every run. Per variant: claims/s, and the time spent inside the encoders' forward passes (hooks on both
 MiniLM encoders) beside the time outside them (Python, tokenising, splitting) per claim; and whether
 the ratings are identical. Writes ``benchmarks/results/judges_speed_span_finder.{md,json}``.
+
+``--backends`` times the default judge (NLI) with its two MiniLM encoders' forward passes run by
+PyTorch eager (today), by ONNX Runtime in fp32, and with int8 (torch's ``int8=True`` option; ONNX
+Runtime's dynamic quantisation), in interleaved rounds (``--rounds``), each against the torch run's
+ratings: agreement, mean score, largest score difference. Forward time is the CPU time inside the
+encoders' ``forward`` (either back end). Needs ``onnxruntime`` and ``onnx``
+(``benchmarks/_onnx_backend.py``). Writes ``benchmarks/results/judges_speed_backends.{md,json}``.
 
 Workload: synthetic MedQA-style records (``textleak.data.vignettes``, seed 7, so nothing private) with the
 rule atomizer's claims, each rated against three sanitized versions of its record, as a study would:
@@ -73,7 +81,9 @@ def main() -> None:
     ap.add_argument("--only", default="", help="comma-separated variant names")
     ap.add_argument("--weights", default=None, help="NLI weights folder (default: the shipped adapter)")
     ap.add_argument("--old-rev", default=None, help="compare today's span finder with the one at this git revision")
-    ap.add_argument("--rounds", type=int, default=3, help="interleaved rounds of --old-rev")
+    ap.add_argument("--rounds", type=int, default=3, help="interleaved rounds of --old-rev or --backends")
+    ap.add_argument("--backends", action="store_true", help="the default NLI judge on torch vs ONNX Runtime, fp32 and int8")
+    ap.add_argument("--variants", default="", help="with --backends: comma-separated variant keys (torch,onnx,onnx-ce,torch-int8,onnx-int8-ce,onnx-int8,onnx-int8-bi,onnx-int8pc)")
     args = ap.parse_args()
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     import torch
@@ -81,6 +91,8 @@ def main() -> None:
     torch.set_num_threads(args.threads)
     if args.old_rev:
         return compare_span_finders(args)
+    if args.backends:
+        return compare_backends(args)
     from textleak.text import split_sentences
     from textleak.encoders import load_sentence_encoder
     from textleak.judges import embedding
@@ -237,6 +249,153 @@ def compare_span_finders(args) -> None:
     (RESULTS / "judges_speed_span_finder.json").write_text(json.dumps({"date": date, "command": command, "records": args.records, "claims": n_claims,
                                                                        "load_average": [load_before[0], load_after[0]], "platform": platform.platform(),
                                                                        "identical_ratings": same, "largest_score_difference": diff, "rows": rows}, indent=1))
+    print("\n".join(lines))
+
+
+def sgemm_rate(n: int = 1024, repeat: int = 10) -> float:
+    """GFLOP per CPU-second of one torch fp32 matrix product (2n x n x n) at torch's thread count."""
+    import torch
+
+    a, b = torch.randn(2 * n, n), torch.randn(n, n)
+    a @ b
+    cpu = time.process_time()
+    for _ in range(repeat):
+        a @ b
+    return 2 * 2 * n * n * n * repeat / (time.process_time() - cpu) / 1e9
+
+
+BACKENDS = {
+    # key: (description, bi-encoder back end, cross-encoder back end, NLIJudge int8)
+    "torch": ("nli (default), both encoders in torch fp32 (today)", "torch", "torch", False),
+    "onnx": ("nli, both encoders in ONNX Runtime fp32", "onnx", "onnx", False),
+    "onnx-ce": ("nli, cross-encoder in ONNX Runtime fp32, bi-encoder torch", "torch", "onnx", False),
+    "torch-int8": ("nli int8=True (torch dynamic int8 cross-encoder, per sequence)", "torch", "torch", True),
+    "onnx-int8-ce": ("nli, cross-encoder in ONNX Runtime dynamic int8, bi-encoder torch", "torch", "onnx-int8", False),
+    "onnx-int8": ("nli, both encoders in ONNX Runtime dynamic int8", "onnx-int8", "onnx-int8", False),
+    "onnx-int8-bi": ("nli, bi-encoder in ONNX Runtime dynamic int8, cross-encoder ONNX Runtime fp32", "onnx-int8", "onnx", False),
+    "onnx-int8pc": ("nli, both encoders in ONNX Runtime dynamic int8, per-channel weights", "onnx-int8pc", "onnx-int8pc", False),
+}
+
+
+def compare_backends(args) -> None:
+    """The default NLI judge with its encoders' forward passes in torch and in ONNX Runtime (fp32, int8),
+    side by side in interleaved rounds, each against the torch run's ratings."""
+    import numpy as np
+    from _onnx_backend import OnnxForward, onnx_available
+
+    from textleak.encoders import load_sentence_encoder
+    from textleak.judges import embedding
+    from textleak.judges.nli import NLIJudge, load_nli_model
+
+    keys = [k.strip() for k in args.variants.split(",") if k.strip()] or ["torch", "onnx", "torch-int8", "onnx-int8"]
+    unknown = [k for k in keys if k not in BACKENDS]
+    if unknown or keys[0] != "torch":
+        raise SystemExit(f"--variants: known {sorted(BACKENDS)}, the first must be torch (the reference); got {keys}")
+    if any(k.startswith("onnx") for k in keys) and not onnx_available():
+        raise SystemExit("--backends needs onnxruntime and onnx: pip install onnxruntime onnx")
+    claims, docs = workload(args.records)
+    n_claims = sum(len(c) for c in claims)
+    bi = load_sentence_encoder()[0].auto_model
+    models = {"bi": bi, "ce": load_nli_model(args.weights).model, "ce-int8": load_nli_model(args.weights, True).model}
+    forwards = {(m, "torch"): type(model).forward.__get__(model) for m, model in models.items()}
+    for m in ("bi", "ce"):
+        if any(BACKENDS[k][1 if m == "bi" else 2] == "onnx" for k in keys):
+            forwards[(m, "onnx")] = OnnxForward(models[m], args.threads)
+        if any(BACKENDS[k][1 if m == "bi" else 2] == "onnx-int8" for k in keys):
+            forwards[(m, "onnx-int8")] = OnnxForward(models[m], args.threads, int8=True)
+        if any(BACKENDS[k][1 if m == "bi" else 2] == "onnx-int8pc" for k in keys):
+            forwards[(m, "onnx-int8pc")] = OnnxForward(models[m], args.threads, int8=True, per_channel=True)
+    clock = {"cpu": 0.0, "flop": 0.0}
+
+    def timed_forward(f, config):
+        layers, h, inner = config.num_hidden_layers, config.hidden_size, config.intermediate_size
+
+        def forward(*a, **k):
+            ids = k.get("input_ids", a[0] if a else None)
+            b, n = ids.shape
+            # multiply-adds of the encoder stack, padding included: the linear layers and attention's two products
+            clock["flop"] += 2 * b * n * layers * (4 * h * h + 2 * h * inner) + 4 * b * n * n * h * layers
+            started = time.process_time()
+            try:
+                return f(*a, **k)
+            finally:
+                clock["cpu"] += time.process_time() - started
+        return forward
+
+    def install(key):
+        _, b, c, int8 = BACKENDS[key]
+        ce = "ce-int8" if int8 else "ce"
+        models["bi"].forward = timed_forward(forwards[("bi", b)], models["bi"].config)
+        models[ce].forward = timed_forward(forwards[(ce, c)], models[ce].config)
+
+    def run(key):
+        install(key)
+        embedding._SPANS.clear()
+        judge, out = NLIJudge(weights=args.weights, int8=BACKENDS[key][3]), []
+        for s in range(0, len(docs), 64):
+            out += judge.rate(claims[s : s + 64], docs[s : s + 64])
+        return out
+
+    for key in keys:  # warm-up (and the one-off exports) outside the timing
+        install(key)
+        NLIJudge(weights=args.weights, int8=BACKENDS[key][3]).rate(claims[:4], docs[:4])
+    best: dict[str, tuple[float, float, float, float]] = {}
+    ratings: dict[str, list] = {}
+    peak = [sgemm_rate()]
+    load_before = os.getloadavg()
+    for _ in range(args.rounds):
+        for key in keys:
+            forward_before, flop_before, started, cpu = clock["cpu"], clock["flop"], time.perf_counter(), time.process_time()
+            out = run(key)
+            wall, cpu, forward = time.perf_counter() - started, time.process_time() - cpu, clock["cpu"] - forward_before
+            flop = clock["flop"] - flop_before
+            ratings[key] = [(r.rating, r.score) for rs in out for r in rs]
+            if key not in best or cpu < best[key][1]:
+                best[key] = (wall, cpu, forward, flop)
+            print(f"{BACKENDS[key][0]:75s} wall {wall:7.1f} s  CPU {cpu:7.1f} s  {n_claims / cpu:6.1f} claims/CPU-s  "
+                  f"CPU outside forward {1e3 * (cpu - forward) / n_claims:5.2f} ms/claim  forward {flop / forward / 1e9:5.1f} GFLOP/CPU-s", flush=True)
+    load_after = os.getloadavg()
+    peak.append(sgemm_rate())
+    for m, model in models.items():
+        model.__dict__.pop("forward", None)
+    ref = ratings["torch"]
+    rows = []
+    for key in keys:
+        wall, cpu, forward, flop = best[key]
+        r, r0 = np.asarray([x[0] for x in ratings[key]], float), np.asarray([x[0] for x in ref], float)
+        sc, sc0 = np.asarray([x[1] for x in ratings[key]], float), np.asarray([x[1] for x in ref], float)
+        rows.append({"key": key, "variant": BACKENDS[key][0], "wall_s": wall, "claims_per_s": n_claims / wall, "cpu_s": cpu,
+                     "claims_per_cpu_s": n_claims / cpu, "speedup_cpu": best["torch"][1] / cpu, "speedup_wall": best["torch"][0] / wall,
+                     "forward_cpu_share": forward / cpu, "forward_gflop_per_cpu_s": flop / forward / 1e9, "cpu_outside_forward_ms_per_claim": 1e3 * (cpu - forward) / n_claims,
+                     "rating_agreement": float(np.mean(r == r0)), "mean_score": float(sc.mean()), "mean_score_difference": float(sc.mean() - sc0.mean()),
+                     "largest_score_difference": float(np.abs(sc - sc0).max())})
+    date = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    command = (f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', '')} python benchmarks/bench_judges_speed.py --backends --records {args.records} "
+               f"--rounds {args.rounds} --threads {args.threads}" + (f" --variants {args.variants}" if args.variants else ""))
+    lines = [f"# The NLI judge's encoders: torch vs ONNX Runtime ({date})", "", f"`{command}`", "",
+             f"{len(docs)} (claims, document) pairs: {args.records} synthetic MedQA-style records x (identity, numbers changed, another record); "
+             f"{n_claims} claims; chunks of 64 records; {args.threads} thread(s) (torch and ONNX Runtime intra-op); fastest (CPU) of {args.rounds} "
+             f"interleaved round(s); span cache emptied before every run; load average before {load_before[0]:.1f}, after {load_after[0]:.1f} "
+             f"({os.cpu_count()} cores, shared); {platform.processor() or platform.machine()}.", "",
+             "| variant | wall s | claims/s | CPU s | claims per CPU-second | x today (CPU) | forward share of CPU | forward fp32-equivalent GFLOP per CPU-s "
+             "| CPU outside forward ms/claim | ratings = today's | mean score (diff) | largest score diff |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    lines += [f"| {r['variant']} | {r['wall_s']:.1f} | {r['claims_per_s']:.1f} | {r['cpu_s']:.1f} | {r['claims_per_cpu_s']:.1f} | {r['speedup_cpu']:.2f} | "
+              f"{100 * r['forward_cpu_share']:.0f}% | {r['forward_gflop_per_cpu_s']:.1f} | {r['cpu_outside_forward_ms_per_claim']:.2f} | {r['rating_agreement']:.4f} | "
+              f"{r['mean_score']:.4f} ({r['mean_score_difference']:+.4f}) | {r['largest_score_difference']:.1e} |" for r in rows]
+    lines += ["", "CPU: process time (time.process_time), which does not grow while other jobs hold the cores; wall does. Forward: CPU time "
+              "inside the two MiniLM encoders' forward passes (the bi-encoder span finder's and the cross-encoder's), either back end. "
+              "GFLOP per CPU-s: the encoder stacks' multiply-adds (x2, padding included) over that CPU time; the same torch fp32 matrix "
+              f"product alone (2048 x 1024 x 1024, {args.threads} thread(s)) ran at {peak[0]:.1f} GFLOP per CPU-s before the rounds and "
+              f"{peak[1]:.1f} after, which bounds what any fp32 back end can gain on this CPU. "
+              "ONNX Runtime: the merged encoder exported once in fp32 (dynamic batch and sequence axes), graph optimisations on; its "
+              "int8 is onnxruntime.quantization.quantize_dynamic (int8 weights, one activation scale per batch tensor)."]
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / "judges_speed_backends.md").write_text("\n".join(lines) + "\n")
+    (RESULTS / "judges_speed_backends.json").write_text(json.dumps({"date": date, "command": command, "records": args.records, "claims": n_claims,
+                                                                    "threads": args.threads, "load_average": [load_before[0], load_after[0]],
+                                                                    "sgemm_gflop_per_cpu_s": peak,
+                                                                    "platform": platform.platform(), "rows": rows}, indent=1))
     print("\n".join(lines))
 
 
