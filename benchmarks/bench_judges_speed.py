@@ -83,7 +83,7 @@ def main() -> None:
     ap.add_argument("--old-rev", default=None, help="compare today's span finder with the one at this git revision")
     ap.add_argument("--rounds", type=int, default=3, help="interleaved rounds of --old-rev or --backends")
     ap.add_argument("--backends", action="store_true", help="the default NLI judge on torch vs ONNX Runtime, fp32 and int8")
-    ap.add_argument("--variants", default="", help="with --backends: comma-separated variant keys (torch,onnx,onnx-ce,torch-int8,onnx-int8-ce,onnx-int8,onnx-int8-bi,onnx-int8pc)")
+    ap.add_argument("--variants", default="", help="with --backends: comma-separated variant keys (torch,onnx,onnx-ce,torch-int8,onnx-int8-ce,onnx-int8,onnx-int8-bi,onnx-int8pc,onnx-int8pc-bi)")
     args = ap.parse_args()
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     import torch
@@ -274,6 +274,7 @@ BACKENDS = {
     "onnx-int8": ("nli, both encoders in ONNX Runtime dynamic int8", "onnx-int8", "onnx-int8", False),
     "onnx-int8-bi": ("nli, bi-encoder in ONNX Runtime dynamic int8, cross-encoder ONNX Runtime fp32", "onnx-int8", "onnx", False),
     "onnx-int8pc": ("nli, both encoders in ONNX Runtime dynamic int8, per-channel weights", "onnx-int8pc", "onnx-int8pc", False),
+    "onnx-int8pc-bi": ("nli, bi-encoder in ONNX Runtime dynamic int8 (per-channel), cross-encoder ONNX Runtime fp32", "onnx-int8pc", "onnx", False),
 }
 
 
