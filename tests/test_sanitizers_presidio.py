@@ -124,3 +124,13 @@ def test_options_are_declared_once_in_a_presidio_config():
                             entity_thresholds={"PERSON": 0.5}).presidio.key() == a.key()
     with pytest.raises(TypeError, match="not both"):
         PresidioEngine(a, entities=["PERSON"])
+
+
+def test_the_scrubbers_outputs_are_cached_under_its_settings():
+    """run_sanitizer caches by content_hash(sanitizer state); the state holds a PresidioConfig, which must
+    hash (it did not, and every Presidio run was recomputed with 'state that cannot be hashed')."""
+    from textleak.cache import content_hash
+
+    a, b = PresidioScrubber().__getstate__(), PresidioScrubber(entities=["PERSON"]).__getstate__()
+    assert content_hash("sanitized", a, 0, "x") == content_hash("sanitized", PresidioScrubber().__getstate__(), 0, "x")
+    assert content_hash("sanitized", a, 0, "x") != content_hash("sanitized", b, 0, "x")

@@ -8,6 +8,7 @@ nothing twice. SQLite in WAL mode lets several processes (``datasets.map(num_pro
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import json
 import logging
@@ -58,6 +59,8 @@ def _default(obj: Any) -> Any:
         return str(obj)
     if hasattr(obj, "tolist"):
         return obj.tolist()
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):  # a config dataclass: its class and fields
+        return {"__class__": type(obj).__qualname__, **dataclasses.asdict(obj)}
     raise TypeError(f"cannot hash object of type {type(obj).__name__} into a cache key")
 
 
