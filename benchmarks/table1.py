@@ -14,7 +14,7 @@ stay outside the repository. Its rows (epsilon = inf and the finite ones) are re
 ``benchmarks/results/synthesis_table2.json`` (``--synthesis``), written by ``benchmarks/synthesis_table2.py``
 (Gemma 3 270M + LoRA) on its own MedQA corpus, and shown under the MedQA table, marked: other records
 (the sample's 49 profiles + the 48 demo records), evaluated unaligned, so only privacy, no linkage.
-MedQA's sample holds 50 records: ``--records`` above 50 uses all of them (the tables say how many).
+MedQA's sample holds 49 records with a patient profile: ``--records`` above 49 uses all of them (the tables say how many).
 
 The per-claim-type breakdown explains the direction of the gap between lexical and semantic privacy:
 each judged claim is typed by what it states (an age, another number or date, or anything else), and
@@ -75,6 +75,10 @@ def load(dataset: str, n: int) -> list[str]:
         from textleak.data.medqa import read_medqa_jsonl
 
         texts = [r["text"] for r in read_medqa_jsonl(SHARED / "medqa" / "sampled_50.jsonl")]
+        empty = sum(not t.strip() for t in texts)
+        if empty:  # a question with no patient profile: nothing in it can leak, and evaluate_leakage refuses it
+            logger.warning("medqa: %d of %d records have no patient profile; left out", empty, len(texts))
+            texts = [t for t in texts if t.strip()]
     else:
         with open(SHARED / "pupa" / "PUPA_TNB.csv", encoding="utf-8", newline="") as f:
             texts = [r["user_query"] for r in csv.DictReader(f)]
