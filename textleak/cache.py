@@ -60,7 +60,8 @@ def _default(obj: Any) -> Any:
     if hasattr(obj, "tolist"):
         return obj.tolist()
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):  # a config dataclass: its class and fields
-        return {"__class__": type(obj).__qualname__, **dataclasses.asdict(obj)}
+        # shallow (asdict would deep-copy every field): nested values go through this function in turn
+        return {"__class__": type(obj).__qualname__, **{f.name: getattr(obj, f.name) for f in dataclasses.fields(obj)}}
     raise TypeError(f"cannot hash object of type {type(obj).__name__} into a cache key")
 
 
