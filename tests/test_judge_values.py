@@ -194,3 +194,7 @@ def test_money_as_it_is_written_around_the_world():
     assert value_verdict("The user pays a monthly rent of 28,500 rupees.", "rent 28.5k har mahine 5 tareekh tak").cap <= 2
     assert value_verdict("The user's EMI is ₹11,200.", "emi 11200 hai, 14 emi baaki").cap == 1
     assert value_verdict("The user's EMI is ₹11,200.", "emi 11,900 hai, 14 emi baaki").cap == 3
+
+
+def test_a_contracted_negation_at_the_end_of_the_window_turns_it():
+    assert value_verdict("The backup target is /mnt/nas/backups.", "The backup target /mnt/nas/backups isn't").cap == 2

@@ -342,8 +342,8 @@ def _polarity_near(values: tuple[Value, ...], sentence: _Sentence, claim_negated
                 near.update(range(max(0, i - _NEAR), min(len(tokens), i + n + _NEAR)))
     if not near:  # a date or quantity found in another format: the whole sentence decides
         return sentence.negated == claim_negated
-    window = " ".join(tokens[i] for i in sorted(near))
-    return bool(_NEGATION.search(window.replace(" t ", "'t "))) == claim_negated
+    window = re.sub(r"n t\b", "n't", " ".join(tokens[i] for i in sorted(near)))  # tokens split "isn't" as "isn t"
+    return bool(_NEGATION.search(window)) == claim_negated
 
 
 def value_verdict(claim: str, document: str) -> ValueVerdict:
