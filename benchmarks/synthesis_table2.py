@@ -4,10 +4,16 @@ epsilon = inf, 64, 3, then semantic and lexical privacy of each synthetic set.
     python benchmarks/synthesis_table2.py                          # all rows, resumable
     python benchmarks/synthesis_table2.py --judge nli              # re-judge the same synthetic sets
     python benchmarks/synthesis_table2.py --rows inf --epochs 2    # a quick look at one row
+    python benchmarks/synthesis_table2.py --data ../shared/data/pupa/PUPA_TNB.csv --limit 200 --control-code none \
+        --rows 3 --out benchmarks/results/synthesis_table1_pupa       # PUPA, table1.py's records
 
 Corpus: the MedQA sample (``../shared/data/medqa/sampled_50.jsonl``, the 49 records with a patient
 profile) plus the bundled synthetic demo set (48 records): private text = the patient profile,
-control code = the paper's ``Question: <question> | Answer: <answer>``. Per row:
+control code = the paper's ``Question: <question> | Answer: <answer>``. A ``.csv`` in ``--data`` is read in
+PUPA's layout (private text = ``user_query``, as ``benchmarks/table1.py`` reads it; ``predicted_category`` kept as
+``category`` for a ``--control-code`` template); seed 000 leaves WildChat uncontrolled (``--control-code none``).
+``--limit N`` keeps the first N records, the ones ``table1.py --records N`` uses, and the results carry a digest
+of the private texts (``records_sha256``) so ``table1.py`` can tell whether its rows and these share records. Per row:
 
 1. **train** (``SyntheticData.fit``): LoRA on the embedded Gemma 3 270M, bfloat16 base, fused loss;
    epsilon = inf trains without DP, the others with opacus DP-SGD (Poisson sampling q = batch/N,
@@ -63,6 +69,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--data", nargs="*", default=[str(SHARED / "medqa" / "sampled_50.jsonl"),
                                                  str(REPO / "textleak" / "data" / "demo_medqa.jsonl")])
+    p.add_argument("--limit", type=int, default=None, help="keep the first N records (after dropping empty ones), as table1.py --records N")
+    p.add_argument("--control-code", default="paper", help="'paper' (MedQA question and answer), 'none' (uncontrolled, seed 000's WildChat) or a {field} template")
     p.add_argument("--rows", default="inf,64,3,base", help="epsilons (inf = no DP) and 'base' (no fine-tuning)")
     p.add_argument("--epochs", type=float, default=10.0)
     p.add_argument("--batch-size", type=int, default=8)
@@ -85,22 +93,51 @@ def parse_args(argv=None) -> argparse.Namespace:
     return p.parse_args(argv)
 
 
-def load_records(paths: list[str]) -> list[dict]:
+def read_pupa_csv(path: str | Path) -> list[dict]:
+    """PUPA's CSV as records: ``text`` = ``user_query`` (what table1.py evaluates), ``category`` =
+    ``predicted_category`` (PUPA's privacy category), ``id`` = ``conversation_hash``."""
+    import csv
+
+    with open(path, encoding="utf-8", newline="") as f:
+        rows = list(csv.DictReader(f))
+    if rows and "user_query" not in rows[0]:
+        raise ValueError(f"{path}: no 'user_query' column (columns: {sorted(rows[0])}); only PUPA's CSV layout is read")
+    return [{"id": r.get("conversation_hash") or str(i), "text": r["user_query"] or "",
+             "category": r.get("predicted_category")} for i, r in enumerate(rows)]
+
+
+def load_records(paths: list[str], limit: int | None = None) -> list[dict]:
+    """MedQA JSONL (or PUPA CSV) records with a non-empty private text, in file order; the first ``limit``."""
     from textleak.data.medqa import read_medqa_jsonl
 
     records = []
     for path in paths:
-        for r in read_medqa_jsonl(path):
+        for r in (read_pupa_csv(path) if str(path).endswith(".csv") else read_medqa_jsonl(path)):
             if r["text"].strip():  # a one-sentence vignette has no profile to keep private
                 r["source_file"] = Path(path).name
                 records.append(r)
-    return records
+    if limit is not None and len(records) < limit:
+        logger.warning("%d records, fewer than --limit %d: using all of them", len(records), limit)
+    return records[:limit] if limit is not None else records
+
+
+def records_digest(texts: list[str]) -> str:
+    """SHA-256 of the private texts in order: equal digests mean two benchmarks scored the same records."""
+    import hashlib
+
+    return hashlib.sha256(json.dumps(list(texts), ensure_ascii=False).encode("utf-8")).hexdigest()[:16]
 
 
 def training_key(args) -> dict[str, Any]:
     keys = ("data", "epochs", "batch_size", "learning_rate", "lora_r", "lora_targets", "lora_layers", "max_length",
             "dtype", "max_new_tokens", "seed")
-    return {k: getattr(args, k) for k in keys}
+    key = {k: getattr(args, k) for k in keys}
+    # added later: in the key only when set, so the runs made before them keep their folders and results
+    if getattr(args, "limit", None) is not None:
+        key["limit"] = args.limit
+    if getattr(args, "control_code", "paper") != "paper":
+        key["control_code"] = args.control_code
+    return key
 
 
 def judge_identity(args) -> str:
@@ -118,7 +155,7 @@ def run_dir(args, row: str) -> Path:
 
     key = training_key(args)
     if row == "base":  # no training: only the generation settings matter
-        key = {k: key[k] for k in ("data", "dtype", "max_new_tokens", "seed", "max_length")}
+        key = {k: key[k] for k in ("data", "dtype", "max_new_tokens", "seed", "max_length", "limit", "control_code") if k in key}
     return Path(args.work_dir) / f"{row}-{content_hash(key)[:10]}"
 
 
@@ -127,7 +164,7 @@ def make_synth(args, epsilon: float | None):
 
     layers = None if args.lora_layers == "all" else [int(x) for x in args.lora_layers.split(",")]
     return SyntheticData(
-        model="embedded", control_code="paper", epsilon=epsilon, epochs=args.epochs, batch_size=args.batch_size,
+        model="embedded", control_code=args.control_code, epsilon=epsilon, epochs=args.epochs, batch_size=args.batch_size,
         learning_rate=args.learning_rate, lora_r=args.lora_r, lora_target_modules=args.lora_targets.split(","),
         lora_layers=layers, max_length=args.max_length, max_new_tokens=args.max_new_tokens, seed=args.seed,
         generation_batch_size=args.generation_batch_size, dtype=args.dtype,
@@ -168,7 +205,7 @@ def generate(args, records: list[dict], model, tok, folder: Path) -> list[str | 
     from textleak.synthesis.templates import resolve_template
     from textleak.synthesis.generation import GenerationConfig, generate_records
 
-    code = resolve_template("paper")
+    code = resolve_template(args.control_code)
     prompts = [code.render(r, i) for i, r in enumerate(records)]
     path = folder / "synthetic.jsonl"
     done = [json.loads(line) for line in path.open()] if path.exists() else []
@@ -220,12 +257,15 @@ def evaluate(args, row: str, records: list[dict], synthetic: list[str | None]) -
         "unlinked": leak.n_unlinked, "n_records": leak.n_records, "n_synthetic": leak.n_sanitized,
         "judge": leak.judge, "linker": leak.linker["name"], "atomizer": leak.atomizer.get("name"),
     }
-    out["memorisation"] = memorisation(originals, synthetic)
-    by_file = {}
-    for name in sorted({r["source_file"] for r in records}):
-        idx = [i for i, r in enumerate(records) if r["source_file"] == name]
-        by_file[name] = memorisation([originals[i] for i in idx], [synthetic[i] for i in idx])
-    out["memorisation_by_file"] = by_file
+    if args.control_code != "none" or row == "none":
+        out["memorisation"] = memorisation(originals, synthetic)
+        by_file = {}
+        for name in sorted({r["source_file"] for r in records}):
+            idx = [i for i, r in enumerate(records) if r["source_file"] == name]
+            by_file[name] = memorisation([originals[i] for i in idx], [synthetic[i] for i in idx])
+        out["memorisation_by_file"] = by_file
+    else:  # uncontrolled: synthetic record i was not generated from record i, so there is no own source
+        out["memorisation"] = None
     try:
         out["mauve_minilm"] = mauve_score([t for t in synthetic if t], originals)
     except Exception as err:  # noqa: BLE001 - a quality number must never stop the privacy table
@@ -236,6 +276,10 @@ def evaluate(args, row: str, records: list[dict], synthetic: list[str | None]) -
     return out
 
 
+def dataset_name(args) -> str:
+    return "PUPA" if any(str(d).endswith(".csv") for d in args.data) else "MedQA"
+
+
 def row_label(row: str) -> str:
     return {"inf": "ε = ∞ (no DP)", "base": "base model, no fine-tuning", "none": "no sanitization (originals)"}.get(
         row, f"ε = {row}")
@@ -244,12 +288,13 @@ def row_label(row: str) -> str:
 def render(result: dict, args, note: str = "") -> str:
     rows = result["rows"]
     lines = [
-        f"# Seed 000 table 2 on a CPU: Gemma 3 270M + LoRA, DP-SGD, MedQA (judge: {result.get('judge_name', args.judge)})",
+        f"# Seed 000 table 2 on a CPU: Gemma 3 270M + LoRA, DP-SGD, {dataset_name(args)} (judge: {result.get('judge_name', args.judge)})",
         "",
         *([note, ""] if note else []),
         "Command: `python benchmarks/synthesis_table2.py " + " ".join(result["argv"]) + "`",
         "",
-        f"{result['n_records']} private records ({result['by_file']}), one synthetic record per control code. "
+        f"{result['n_records']} private records ({result['by_file']}; control code {getattr(args, 'control_code', 'paper')!r}"
+        + (f", the first {args.limit}" if getattr(args, "limit", None) else "") + "), one synthetic record per record. "
         f"Training: LoRA r={args.lora_r} on {args.lora_targets} ({args.lora_layers} blocks), {args.dtype} base, "
         f"{args.epochs:g} epochs, batch {args.batch_size} (Poisson under DP), lr {args.learning_rate:g}, "
         f"max_length {args.max_length}; generation T=1, top-k 50, at most {args.max_new_tokens} new tokens. "
@@ -261,6 +306,9 @@ def render(result: dict, args, note: str = "") -> str:
         f"copies (>= {COPY_RUN} words) | MAUVE (MiniLM) | unlinked | train / generate / evaluate s | paper lexical / semantic / utility |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
+
+    def fmt(v):  # memorisation is None for uncontrolled rows (no own source record)
+        return "-" if v is None else f"{v:.2f}"
 
     def ci(r, key):
         c = (r.get("ci95") or {}).get(key)
@@ -275,14 +323,14 @@ def render(result: dict, args, note: str = "") -> str:
         steps = (tr.get("fit") or {}).get("steps", "-")
         loss = (tr.get("fit") or {}).get("final_loss")
         mem = r.get("memorisation") or {}
-        paper = PAPER.get(name)
+        paper = PAPER.get(name) if dataset_name(args) == "MedQA" else None
         paper_s = f"{paper[0]} / {paper[1]} / {paper[2]}" if paper else ("0 / 0 / -" if name == "none" else "-")
         times = " / ".join("-" if r.get(k) is None else f"{r[k]:.0f}" for k in ("train_s", "generate_s", "evaluate_s"))
         mauve = "-" if r.get("mauve_minilm") is None else f"{r['mauve_minilm']:.2f}"
         lines.append(
             f"| {row_label(name)} | {eps} | {steps} | {'-' if loss is None else f'{loss:.2f}'} | "
             f"{r['lexical_privacy']:.3f}{ci(r, 'lexical_privacy')} | {r['semantic_privacy']:.3f}{ci(r, 'semantic_privacy')} | "
-            f"{mem.get('source_rougeL_recall', float('nan')):.2f} | {mem.get(f'copy_share_{COPY_RUN}w', float('nan')):.2f} | "
+            f"{fmt(mem.get('source_rougeL_recall'))} | {fmt(mem.get(f'copy_share_{COPY_RUN}w'))} | "
             f"{mauve} | {r.get('unlinked', '-')} | {times} | {paper_s} |")
     lines += ["", f"Judge: `{json.dumps(result.get('judge'), default=str)[:400]}`", ""]
     return "\n".join(lines) + "\n"
@@ -310,7 +358,7 @@ def plot(result: dict, path: Path) -> None:
     ax1.set_ylim(0, 1.05)
     ax1.set_ylabel("privacy (higher = less leakage)")
     ax1.legend(fontsize=8)
-    ax1.set_title(f"Privacy of the synthetic MedQA sets (judge: {result['judge_name']})", fontsize=9)
+    ax1.set_title(f"Privacy of the synthetic {result.get('dataset', 'MedQA')} sets (judge: {result['judge_name']})", fontsize=9)
     mem = [(r.get("memorisation") or {}) for _, r in rows]
     ax2.bar([x - 0.2 for x in xs], [m.get("source_rougeL_recall", 0) for m in mem], width=0.4, label="source ROUGE-L recall")
     ax2.bar([x + 0.2 for x in xs], [m.get(f"copy_share_{COPY_RUN}w", 0) for m in mem], width=0.4,
@@ -333,7 +381,7 @@ def main(argv=None) -> None:
     stem = Path(args.out) if args.out else RESULTS / ("synthesis_table2" + ("" if args.judge == LeakageConfig.judge else f"_{args.judge}"))
     stem.parent.mkdir(parents=True, exist_ok=True)
     json_path = stem.with_suffix(".json")
-    records = load_records(args.data)
+    records = load_records(args.data, args.limit)
     originals = [r["text"] for r in records]
     by_file = {name: sum(r["source_file"] == name for r in records) for name in sorted({r["source_file"] for r in records})}
     key = {**training_key(args), "judge": args.judge, "judge_options": args.judge_options,
@@ -351,6 +399,9 @@ def main(argv=None) -> None:
     if not args.render_only or "argv" not in result:
         result.update({"argv": sys.argv[1:] if argv is None else list(argv), "n_records": len(records), "by_file": by_file,
                        "judge_name": args.judge})
+    if not args.render_only:
+        result.update({"dataset": dataset_name(args), "records_sha256": records_digest(originals),
+                       "control_code": args.control_code})
 
     def save():
         """Merge with what other processes (other --rows) saved meanwhile, then write."""

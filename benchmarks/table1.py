@@ -10,11 +10,17 @@ set has no AGE; the Azure-like default set of textleak has AGE and DATE_TIME), a
 BM25 linking, the NLI judge; lexical privacy is the paper's 1 - ROUGE-L F.
 
 Synthesis (fine-tuning) is not run here: it needs a training run per dataset, and its synthetic texts
-stay outside the repository. Its rows (epsilon = inf and the finite ones) are read from
-``benchmarks/results/synthesis_table2.json`` (``--synthesis``), written by ``benchmarks/synthesis_table2.py``
-(Gemma 3 270M + LoRA) on its own MedQA corpus, and shown under the MedQA table, marked: other records
-(the sample's 49 profiles + the 48 demo records), evaluated unaligned, so only privacy, no linkage.
+stay outside the repository. Its rows (epsilon = inf and the finite ones) are read per dataset from
+``--synthesis-medqa`` / ``--synthesis-pupa`` (default ``benchmarks/results/synthesis_table1_{medqa,pupa}.json``),
+written by ``benchmarks/synthesis_table2.py`` (Gemma 3 270M + LoRA) on this script's records
+(``--data ../shared/data/pupa/PUPA_TNB.csv --limit N`` for PUPA), and shown in that dataset's table. A row is
+marked as measured on the same records only when the synthesis run's digest of its private texts equals the
+digest of this table's, and the judge adapter is printed and compared; otherwise the note says other records.
+Synthetic text is evaluated unaligned, so only privacy, no linkage.
 MedQA's sample holds 49 records with a patient profile: ``--records`` above 49 uses all of them (the tables say how many).
+
+``--tables-from`` renders the sanitizer rows of earlier runs' results instead of measuring them again (with the
+synthesis rows as they are now); each table then names the command that measured it.
 
 The per-claim-type breakdown explains the direction of the gap between lexical and semantic privacy:
 each judged claim is typed by what it states (an age, another number or date, or anything else), and
@@ -41,7 +47,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared" / "data"
 RESULTS = REPO / "benchmarks" / "results"
-SYNTHESIS = RESULTS / "synthesis_table2.json"
+SYNTHESIS = {"medqa": RESULTS / "synthesis_table1_medqa.json", "pupa": RESULTS / "synthesis_table1_pupa.json"}
 logger = logging.getLogger("table1")
 
 ROWS: list[tuple[str, str, dict[str, Any]]] = [
@@ -91,11 +97,12 @@ def _epsilon_key(row: str) -> float:
     return float("inf") if row == "inf" else float(row)
 
 
-def synthesis_rows(path: Path) -> dict[str, Any] | None:
+def synthesis_rows(path: Path, texts: list[str] | None = None) -> dict[str, Any] | None:
     """The epsilon rows of ``synthesis_table2.py``'s results (None when the file is missing).
 
-    Not measured here: other records (that script's corpus), unaligned, so no linkage and no claim-type
-    breakdown; lexical privacy is 1 - ROUGE-L F against the synthetic record linked to each original."""
+    Not measured here: unaligned, so no linkage and no claim-type breakdown; lexical privacy is 1 - ROUGE-L F
+    against the synthetic record linked to each original. ``same_records`` is true only when the results carry
+    a digest of their private texts equal to that of ``texts`` (a file without one counts as other records)."""
     if not path.exists():
         logger.warning("no synthesis results at %s (run benchmarks/synthesis_table2.py): no synthesis rows", path)
         return None
@@ -109,7 +116,15 @@ def synthesis_rows(path: Path) -> dict[str, Any] | None:
             "n_records": r["n_records"], "n_synthetic": r["n_synthetic"], "seconds": r.get("evaluate_s"),
             "copy_share_12w": (r.get("memorisation") or {}).get("copy_share_12w")}
     none = data["rows"].get("none", {})
+    digest = data.get("records_sha256")
+    if texts is not None:
+        from synthesis_table2 import records_digest  # benchmarks/ is on the path when this runs as a script
+
+        same = digest is not None and digest == records_digest(texts)
+    else:
+        same = False
     return {"source": str(path.relative_to(REPO) if path.is_relative_to(REPO) else path),
+            "records_sha256": digest, "same_records": same, "control_code": data.get("control_code"),
             "command": "python benchmarks/synthesis_table2.py " + " ".join(data.get("argv", [])),
             "by_file": data.get("by_file"), "n_records": data.get("n_records"),
             "judge_adapter": (data.get("judge") or {}).get("adapter_sha256"),
@@ -152,7 +167,11 @@ def to_markdown(result: dict[str, Any]) -> str:
     for dataset, rows in result["tables"].items():
         n = result.get("records_by_dataset", {}).get(dataset, result["records"])
         held = f" (all of the sample; {result['records']} asked)" if n < result["records"] else ""
-        lines += [f"### {dataset}, {n} records{held}", "",
+        lines += [f"### {dataset}, {n} records{held}", ""]
+        measured_by = (result.get("measured_by") or {}).get(dataset)
+        if measured_by:
+            lines += [f"Sanitizer rows measured by `{measured_by}`.", ""]
+        lines += [
                   "| row | lexical privacy | semantic privacy [95% CI] | linkage | claims judged / record | "
                   "age claims: share, privacy | number/date: share, privacy | other: share, privacy | s |",
                   "|---|---|---|---|---|---|---|---|---|"]
@@ -166,7 +185,7 @@ def to_markdown(result: dict[str, Any]) -> str:
             lines.append(f"| {label} | {r['lexical_privacy']:.3f} | {r['semantic_privacy']:.3f} [{ci[0]:.2f}, {ci[1]:.2f}] | "
                          f"{r['linkage_rate']:.2f} | {r['claims_per_record']:.1f} | {cell('age')} | {cell('number/date')} | "
                          f"{cell('other')} | {r['seconds']:.0f} |")
-        synth = result.get("synthesis") if dataset == "medqa" else None
+        synth = (result.get("synthesis") or {}).get(dataset)
         if synth:
             for label, r in synth["rows"].items():
                 ci = r["semantic_ci95"] or [float("nan")] * 2
@@ -175,43 +194,76 @@ def to_markdown(result: dict[str, Any]) -> str:
             judges = {r.get("judge_adapter") for r in rows.values()}
             same = judges == {synth["judge_adapter"]}
             ref = synth["reference"]
+            judge_note = (f"NLI judge adapter {synth['judge_adapter']}"
+                          + (" (the same as the rows above)." if same else f" (the rows above: {', '.join(sorted(map(str, judges)))})."))
+            if synth.get("same_records"):
+                lines += ["", f"‡ Measured on the same {synth['n_records']} records as the rows above (digest "
+                          f"{synth['records_sha256']}), one synthetic record per record, by `{synth['command']}` "
+                          f"(Gemma 3 270M + LoRA, DP-SGD for finite ε; control code {synth.get('control_code') or 'paper'!r}; "
+                          f"results in `{synth['source']}`). Synthetic text is evaluated unaligned, so linkage is not "
+                          "meaningful and only privacy is given (no claim-type breakdown); lexical privacy is 1 - ROUGE-L F "
+                          "against the synthetic record BM25 links to each original; s is its evaluation time. The synthesis "
+                          f"run's own no-sanitization reference: lexical {ref['lexical_privacy']:.3f}, semantic "
+                          f"{ref['semantic_privacy']:.3f}. " + judge_note, ""]
+                lines.append("")
+                continue
             lines += ["", f"‡ Not measured by this run: read from `{synth['source']}`, written by "
                       f"`benchmarks/synthesis_table2.py` (Gemma 3 270M + LoRA, DP-SGD for finite ε; it resumes, rows "
                       f"accumulate; last invocation `{synth['command']}`) on its own corpus of {synth['n_records']} records "
-                      f"({', '.join(f'{k}: {v}' for k, v in sorted((synth['by_file'] or {}).items(), reverse=True))}; the "
-                      "MedQA sample's records with a patient profile and the bundled demo set), not the records above, one "
+                      f"({', '.join(f'{k}: {v}' for k, v in sorted((synth['by_file'] or {}).items(), reverse=True))}), "
+                      "not the records above (no digest of its records, or another one), one "
                       "synthetic record per record. Synthetic text is "
                       "evaluated unaligned, so linkage is not meaningful and only privacy is given (no claim-type breakdown); "
                       "lexical privacy is 1 - ROUGE-L F against the synthetic record BM25 links to each original; s is its "
                       f"evaluation time. Its no-sanitization reference on that corpus: lexical {ref['lexical_privacy']:.3f}, "
-                      f"semantic {ref['semantic_privacy']:.3f}. NLI judge adapter {synth['judge_adapter']}"
-                      + (" (the same as this run's)." if same else f" (this run's: {', '.join(sorted(map(str, judges)))})."), ""]
-        elif dataset == "medqa":
-            lines += ["No synthesis rows: no `synthesis_table2.json` results (run `benchmarks/synthesis_table2.py`).", ""]
+                      f"semantic {ref['semantic_privacy']:.3f}. " + judge_note, ""]
+        else:
+            lines += [f"No synthesis rows: no synthesis results for {dataset} (run `benchmarks/synthesis_table2.py`).", ""]
         lines.append("")
     return "\n".join(lines)
 
 
-def main() -> None:
+def earlier_tables(paths: list[str], dataset: str, n: int) -> tuple[dict[str, Any], str] | None:
+    """``dataset``'s measured rows and their command from the first of ``paths`` that holds them on ``n`` records."""
+    for path in paths:
+        data = json.loads(Path(path).read_text())
+        if dataset in data.get("tables", {}) and data.get("records_by_dataset", {}).get(dataset) == n:
+            return data["tables"][dataset], data["command"]
+    return None
+
+
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--records", type=int, default=30)
     parser.add_argument("--datasets", nargs="+", default=["medqa", "pupa"], choices=["medqa", "pupa"])
     parser.add_argument("--out", default=str(RESULTS / "table1_offline"))  # table1.md is utility_table.py's
-    parser.add_argument("--synthesis", default=str(SYNTHESIS), help="synthesis_table2.py's results JSON (MedQA synthesis rows)")
-    args = parser.parse_args()
+    for name, path in SYNTHESIS.items():
+        parser.add_argument(f"--synthesis-{name}", default=str(path),
+                            help=f"synthesis_table2.py's results JSON for the {name} table's synthesis rows")
+    parser.add_argument("--tables-from", nargs="+", default=None, metavar="JSON",
+                        help="earlier table1.py results: render their sanitizer rows (each dataset from the file that has "
+                             "it, on the same number of records) instead of measuring them again")
+    args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING)
-    result: dict[str, Any] = {"command": "python benchmarks/table1.py " + " ".join(sys.argv[1:]), "records": args.records,
+    result: dict[str, Any] = {"command": "python benchmarks/table1.py " + " ".join(sys.argv[1:] if argv is None else argv),
+                              "records": args.records,
                               "machine": f"{platform.platform()}, {__import__('os').cpu_count()} CPUs", "tables": {},
                               "records_by_dataset": {}}
-    if "medqa" in args.datasets:
-        result["synthesis"] = synthesis_rows(Path(args.synthesis))
+    result["synthesis"] = {}
+    result["measured_by"] = {}
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     for dataset in args.datasets:
         texts = load(dataset, args.records)
         result["records_by_dataset"][dataset] = len(texts)
-        rows = {}
-        for label, name, options in ROWS:
+        result["synthesis"][dataset] = synthesis_rows(Path(getattr(args, f"synthesis_{dataset}")), texts)
+        earlier = earlier_tables(args.tables_from, dataset, len(texts)) if args.tables_from else None
+        if args.tables_from and earlier is None:
+            raise SystemExit(f"--tables-from: none of {args.tables_from} holds a {dataset} table on {len(texts)} records")
+        rows = dict(earlier[0]) if earlier else {}
+        if earlier:
+            result["measured_by"][dataset] = earlier[1]
+        for label, name, options in ([] if earlier else ROWS):
             t = time.perf_counter()
             released = sanitize(name, options, texts)
             rows[label] = run_row(texts, released)
