@@ -145,6 +145,8 @@ def main() -> None:
     ap.add_argument("--handwritten", default=str(REPO / "textleak" / "judges" / "training" / "handwritten.jsonl"),  # agreement.HANDWRITTEN_SET
                     help="hand-labelled training pairs (train split trained on, test split reported, never selected on); '' for none")
     ap.add_argument("--handwritten-weight", type=int, default=6, help="times the hand-labelled train split is repeated")
+    ap.add_argument("--category-weight", default="", help="times generated pairs of a category are repeated before --limit's draw, "
+                                                          "e.g. 'other_record=2' (another patient's sentence as the span)")
     ap.add_argument("--max-length", type=int, default=128)
     ap.add_argument("--pooling", default="pair", choices=["pair", "mean"], help="pair: [claim mean, span mean, |diff|, product]; mean: all tokens")
     ap.add_argument("--features", default=",".join(NUMERIC_FEATURES), help="extra inputs of the head, names from textleak.judges.nli.NUMERIC_FEATURES ('' for none)")
@@ -157,6 +159,7 @@ def main() -> None:
     ap.add_argument("--max-pairs", type=int, default=0, help="keep N generated pairs drawn at random before the span search (a smoke test)")
     ap.add_argument("--cache", default=None, help="folder for the span cache (default: textleak's cache folder/nli_train)")
     args = ap.parse_args()
+    category_weight = {k.strip(): int(v) for k, v in (kv.split("=") for kv in args.category_weight.split(",") if kv.strip())}
     feature_list = [f for f in args.features.split(",") if f]
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -207,7 +210,10 @@ def main() -> None:
             dropped[f"{p.category}: span finder missed the evidence"] += 1
             continue
         item = (p.claim, span, p.label, p.category, row["similarity"], p.source)
-        (val if p.split == "val" else train).append(item)
+        if p.split == "val":
+            val.append(item)
+        else:
+            train.extend([item] * category_weight.get(p.category, 1))
     # the labelled sets' span rows follow the generated pairs', in the order of ``labelled``
     found = iter(rows[len(pairs) :])
 
