@@ -54,7 +54,7 @@ from textleak.text import extract_numbers, rouge_tokens, split_sentences
 from textleak.text.dates import CalendarDate, find_dates, same_date
 from textleak.text.quantities import Quantity, bare_amounts, find_quantities, same_quantity
 from textleak.text.rewrite import rewrite_as
-from textleak.text.typos import common_words, english_words
+from textleak.text.typos import common_words, english_words, one_typo_apart
 
 _EMAIL = r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
 _URL = r"(?:https?://|www\.)[^\s\"'<>()]+"
@@ -264,9 +264,7 @@ def _contains(haystack: tuple[str, ...], needle: tuple[str, ...]) -> bool:
 def _misspelt(written: str, word: str) -> bool:
     """``written`` is ``word`` with one typo (an edit, or two letters swapped): letters only, at least
     five of them; digits must match exactly ("orion-db02" is not "orion-db03")."""
-    from rapidfuzz.distance import OSA
-
-    return written.isalpha() and word.isalpha() and len(word) >= 5 and OSA.distance(written, word, score_cutoff=1) <= 1
+    return written.isalpha() and word.isalpha() and len(word) >= 5 and one_typo_apart(written, word)
 
 
 def _contains_misspelt(haystack: tuple[str, ...], needle: tuple[str, ...]) -> bool:

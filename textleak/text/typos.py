@@ -23,6 +23,8 @@ import re
 from functools import lru_cache
 from typing import Iterable
 
+from rapidfuzz.distance import OSA
+
 _WORD = re.compile(r"[A-Za-z]+")
 _MIN_LETTERS = 4
 # chat shorthand, expanded only toward a claim that uses the full word ("bro" for "brother")
@@ -63,16 +65,18 @@ def common_words(n: int = 1000) -> frozenset[str]:
     return frozenset(_glove_words()[:n])
 
 
-def _max_edits(word: str) -> int:
-    return 1
+def one_typo_apart(a: str, b: str) -> bool:
+    """``a`` and ``b`` differ by at most one edit: an insertion, deletion, substitution or a swap of two
+    adjacent letters (the optimal string alignment distance, rapidfuzz's ``OSA``). The one definition of a
+    typo that a reader reads through, for the typo repair here and the names of
+    :mod:`textleak.judges.values`."""
+    return OSA.distance(a, b, score_cutoff=1) <= 1
 
 
 def repair_typos(text: str, vocabulary: Iterable[str]) -> str:
     """``text`` with each non-English word one edit from exactly one word of
     ``vocabulary`` replaced by that word (capitalisation of the first letter kept); see the module
     docstring."""
-    from rapidfuzz.distance import OSA
-
     vocabulary = list(vocabulary)
     targets = {w.lower() for w in vocabulary if len(w) >= _MIN_LETTERS and w.isalpha()}
     if not targets:
@@ -94,9 +98,7 @@ def repair_typos(text: str, vocabulary: Iterable[str]) -> str:
         if len(low) < _MIN_LETTERS - 1 or low in targets or low in known:
             return word
         if low not in cache:
-            edits = _max_edits(low)
-            near = [t for n in range(len(low) - edits, len(low) + edits + 1) for t in by_length.get(n, ())
-                    if OSA.distance(low, t, score_cutoff=_max_edits(t)) <= _max_edits(t)]
+            near = [t for n in range(len(low) - 1, len(low) + 2) for t in by_length.get(n, ()) if one_typo_apart(low, t)]
             cache[low] = near[0] if len(near) == 1 else None
         repaired = cache[low]
         if repaired is None:
