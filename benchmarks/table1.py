@@ -128,6 +128,7 @@ def synthesis_rows(path: Path, texts: list[str] | None = None) -> dict[str, Any]
             "command": "python benchmarks/synthesis_table2.py " + " ".join(data.get("argv", [])),
             "by_file": data.get("by_file"), "n_records": data.get("n_records"),
             "judge_adapter": (data.get("judge") or {}).get("adapter_sha256"),
+            "judge_rules": (data.get("judge") or {}).get("rules_version"),
             "reference": {"lexical_privacy": none.get("lexical_privacy"), "semantic_privacy": none.get("semantic_privacy")},
             "rows": rows}
 
@@ -158,7 +159,8 @@ def run_row(texts: list[str], released: list[str]) -> dict[str, Any]:
         "lexical_privacy": report.lexical_privacy, "linkage_rate": report.linkage_rate,
         "claims_judged": judged, "claims_per_record": judged / max(1, len(texts)),
         "by_type": {k: {"share": len(v) / judged, "privacy": sum(v) / len(v)} for k, v in sorted(types.items())},
-        "judge_adapter": (report.judge or {}).get("adapter_sha256"), "seconds": time.perf_counter() - t,
+        "judge_adapter": (report.judge or {}).get("adapter_sha256"), "judge_rules": (report.judge or {}).get("rules_version"),
+        "seconds": time.perf_counter() - t,
     }
 
 
@@ -194,8 +196,12 @@ def to_markdown(result: dict[str, Any]) -> str:
             judges = {r.get("judge_adapter") for r in rows.values()}
             same = judges == {synth["judge_adapter"]}
             ref = synth["reference"]
+            rules = {r.get("judge_rules") for r in rows.values()}
             judge_note = (f"NLI judge adapter {synth['judge_adapter']}"
-                          + (" (the same as the rows above)." if same else f" (the rows above: {', '.join(sorted(map(str, judges)))})."))
+                          + (" (the same as the rows above)" if same else f" (the rows above: {', '.join(sorted(map(str, judges)))})")
+                          + f", value rules {synth.get('judge_rules')}"
+                          + (" (the same as the rows above)." if rules == {synth.get("judge_rules")} else
+                             f" (the rows above: {', '.join(sorted(str(r) if r else 'not recorded' for r in rules))})."))
             if synth.get("same_records"):
                 lines += ["", f"‡ Measured on the same {synth['n_records']} records as the rows above (digest "
                           f"{synth['records_sha256']}), one synthetic record per record, by `{synth['command']}` "

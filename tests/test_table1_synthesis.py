@@ -40,7 +40,7 @@ def _synthesis(path, texts, digest_of):
 
     path.write_text(json.dumps({
         "argv": ["--rows", "3"], "n_records": len(texts), "by_file": {"PUPA_TNB.csv": len(texts)},
-        "records_sha256": st.records_digest(digest_of), "control_code": "none", "judge": {"adapter_sha256": "abc"},
+        "records_sha256": st.records_digest(digest_of), "control_code": "none", "judge": {"adapter_sha256": "abc", "rules_version": "r2"},
         "rows": {"none": {"lexical_privacy": 0.0, "semantic_privacy": 0.05},
                  "3": {"semantic_privacy": 0.9, "lexical_privacy": 0.8, "n_records": len(texts), "n_synthetic": len(texts),
                        "ci95": {"semantic_privacy": [0.85, 0.95]}, "evaluate_s": 3.0}}}))
@@ -69,4 +69,4 @@ def test_synthesis_rows_marked_by_records(tmp_path, monkeypatch, same):
     assert "measured by `python benchmarks/table1.py --records 4`" in md
     assert ("Measured on the same 4 records" in md) is same
     assert ("not the records above" in md) is (not same)
-    assert "(the same as the rows above)" in md
+    assert "adapter abc (the same as the rows above), value rules r2 (the rows above: not recorded)" in md
