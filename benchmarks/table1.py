@@ -224,7 +224,7 @@ def to_markdown(result: dict[str, Any]) -> str:
                       f"evaluation time. Its no-sanitization reference on that corpus: lexical {ref['lexical_privacy']:.3f}, "
                       f"semantic {ref['semantic_privacy']:.3f}. " + judge_note, ""]
         else:
-            lines += [f"No synthesis rows: no synthesis results for {dataset} (run `benchmarks/synthesis_table2.py`).", ""]
+            lines += ["", f"No synthesis rows: no synthesis results for {dataset} (run `benchmarks/synthesis_table2.py`).", ""]
         lines.append("")
     return "\n".join(lines)
 
