@@ -34,6 +34,13 @@ reproducibly from pairs constructed by rules from real records (:mod:`textleak.j
   rated 1 when the value is a name the claim gives (its naming cue, "username is rickard") or when
   one sentence also states the claim's relation (:func:`textleak.judges.values.value_verdict`). Both
   rules only lower ratings, toward leakage.
+- **The claim's voice** (``voice=True``): claims speak of "the user" or "the writer" in the third
+  person, released requests and letters speak in the first ("I have attached my resume"); the
+  verbatim shortcut also reads each first-person sentence in the claim's voice ("the writer has
+  attached their resume"), the rewrite the request atomizer makes
+  (:func:`textleak.atomizers.requests.user_voice`), so a fact is not missed for its grammatical person.
+  The cross-encoder still sees the sentence as written: given the rewritten one it also took more
+  changed numbers and antonyms for the same fact (docs/judges.md).
 - **Text the judge cannot read** (``non_english="leaked"``): a claim judged against a document that is
   not in English (:func:`textleak.text.language.detect_language`) is rated 1 with the reason, since the
   cross-encoder reads English only and a reader of that language reads the text; ``"judge"`` rates
@@ -71,7 +78,7 @@ WEIGHTS_DIR = Path(__file__).resolve().parent / "weights" / "nli"
 # The version of the rules around the model (values, reader's view, markers): part of describe(), hence of
 # every rating cache key, so ratings cached under older rules are recomputed. Bump it when a rule changes
 # what a rating, or its status, is.
-RULES_VERSION = "2026-11-27.3"
+RULES_VERSION = "2026-11-27.4"
 ADAPTER_FILE = "adapter.safetensors"
 CONFIG_FILE = "config.json"
 MANIFEST_FILE = "manifest.json"
@@ -475,6 +482,24 @@ def states_claim(claim: str, sentence: str) -> bool:
     return len(content) >= 2 and content <= s_tokens and c_numbers <= s_numbers and c_negated == s_negated
 
 
+_VOICE_SUBJECT = re.compile(r"\bthe\s+(user|writer|person|author|sender|requester|customer|client)\b", re.IGNORECASE)
+
+
+def in_claim_voice(claim: str, sentence: str) -> str:
+    """``sentence`` with its first person made the claim's subject ("I have attached my resume" ->
+    "the writer has attached their resume" for a claim about the writer); unchanged when the claim
+    names no such subject or the sentence has no first person."""
+    m = _VOICE_SUBJECT.search(claim)
+    return sentence if m is None else _in_voice(sentence, "the " + m.group(1).lower())
+
+
+@lru_cache(maxsize=65536)
+def _in_voice(sentence: str, who: str) -> str:
+    from textleak.atomizers.requests import _FIRST_PERSON, user_voice
+
+    return user_voice(sentence, who) if _FIRST_PERSON.search(sentence) else sentence
+
+
 def cut_span(sentence: str, window_start: int | None, max_words: int) -> str:
     """The sentence, or ``max_words`` words of it centred on its best 8-word window."""
     words = sentence.split()
@@ -502,6 +527,7 @@ class NLIJudge(Judge):
         number_guard: bool = False,
         values: bool = True,
         reader_view: bool = True,
+        voice: bool = True,
         non_english: str = "leaked",
         max_span_words: int = 32,
         batch_size: int = 32,
@@ -524,6 +550,7 @@ class NLIJudge(Judge):
             raise ValueError(f"non_english must be 'leaked' or 'judge', got {non_english!r}")
         self.values = bool(values)
         self.reader_view = bool(reader_view)
+        self.voice = bool(voice)
         self.non_english = non_english
         self.max_span_words = int(max_span_words)
         self.batch_size = int(batch_size)
@@ -551,6 +578,7 @@ class NLIJudge(Judge):
             "number_guard": self.number_guard,
             "values": self.values,
             "reader_view": self.reader_view,
+            "voice": self.voice,
             "non_english": self.non_english,
             "rules_version": RULES_VERSION,
             **({"dtype": self.dtype} if self.dtype not in (None, "float32", "fp32") else {}),  # half precision can move ratings
@@ -580,7 +608,10 @@ class NLIJudge(Judge):
         defaults = {k: v.default for k, v in inspect.signature(NLIJudge.__init__).parameters.items()}
         return self.dtype in (None, "float32", "fp32") and all(
             getattr(self, k) == defaults[k] for k in ("spans", "int8", "cascade", "verbatim", "number_guard", "values", "reader_view",
-                                                      "non_english", "max_span_words"))
+                                                      "voice", "non_english", "max_span_words"))
+
+    def _voiced(self, claim: str, sentence: str) -> str:
+        return in_claim_voice(claim, sentence) if self.voice else sentence
 
     def candidate_spans(self, claims: Sequence[Sequence[str]], documents: Sequence[str]) -> list[list[dict[str, Any]]]:
         """Per claim: ``{"similarity", "spans": [span texts, best first]}`` (similarity None and no
@@ -625,8 +656,8 @@ class NLIJudge(Judge):
                 claim = claims[i][j]
                 if row["similarity"] is None or not row["spans"]:
                     results[i][j] = ClaimRating(3, normalise(3), "ok", {"reason": "no sentence in the document"})
-                elif self.verbatim and any(states_claim(claim, s) for s in sentences[i]):
-                    span = next(s for s in sentences[i] if states_claim(claim, s))
+                elif self.verbatim and any(states_claim(claim, self._voiced(claim, s)) for s in sentences[i]):
+                    span = next(s for s in sentences[i] if states_claim(claim, self._voiced(claim, s)))
                     results[i][j] = ClaimRating(1, normalise(1), "ok", {"similarity": row["similarity"], "span": span,
                                                                         "reason": "claim stated verbatim (its words, numbers and polarity)"})
                 elif self.cascade is not None and row["similarity"] < self.cascade:
