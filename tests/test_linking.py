@@ -103,3 +103,16 @@ def test_dense_linker_links_paraphrases():
     links = linker.link([["The woman prepares food in a restaurant in Norway."], ["An aviator living in Italy."]])
     assert [l.index for l in links] == [0, 1]
     assert all(3 not in l.ranking for l in links)  # an empty record is never a candidate
+
+
+def test_claim_frame_words_do_not_decide_the_link():
+    # PUPA's first 200 requests: "The user mentions X." claims of a word-list request were linked to a 10,000-character
+    # jailbreak prompt full of "User", so the identity release scored as private; the frame is not evidence
+    docs = ["A game: the User speaks, the user asks, users mention things and the User mentions rules. " * 5,
+            "Pick three of these: Cloak, Koala, Bonnet, Cupcake, Chess, Chime.",
+            "A recipe for lemon cake with butter and sugar."]
+    known = [["The user mentions Koala.", "The user mentions Bonnet.", "The user mentions Cupcake."]]
+    assert BM25Linker(drop_frame=False).fit(docs).link(known)[0].index == 0  # the old behaviour
+    assert BM25Linker().fit(docs).link(known)[0].index == 1
+    # a query made only of frame words keeps them rather than going unlinked
+    assert BM25Linker().fit(docs).link([["The user asks the assistant."]])[0].index == 0

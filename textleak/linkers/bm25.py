@@ -19,6 +19,12 @@ LUCENE_STOPWORDS = frozenset(
 assert len(LUCENE_STOPWORDS) == 33
 
 _TOKEN = re.compile(r"[^\W_]+(?:[.,][^\W_]+)*")
+# words the atomizers write into claims as their frame ("The user mentions X.", "The user asks the assistant
+# to ...", "The writer ...", "The patient ..."): they say whose claim it is, not which record it came from, and
+# a long text that talks about "users" (a jailbreak prompt, software documentation) would otherwise win
+# every query of "The user mentions X." claims
+CLAIM_FRAME_WORDS = frozenset("user users writer writers patient patients person persons mention mentions mentioned ask asks asked "
+                              "assistant".split())
 
 
 class LuceneLikeTokenizer:
@@ -61,14 +67,19 @@ class BM25Linker(Linker):
     Lucene BM25 with k1=0.9, b=0.4, Porter stemming and Lucene's 33 stop words.
     ``BM25Linker.release()`` gives the released code's variant: claim-level index, one query per known
     claim, top-1 hit each, 0.95 vote.
+
+    One departure from the paper, ``drop_frame=True``: the words the atomizers frame every claim with
+    (:data:`CLAIM_FRAME_WORDS`: "The user mentions ...", "The patient ...") are left out of the queries, so
+    that records that talk about "users" do not win every "The user mentions X." query.
     """
 
     name = "bm25"
 
     def __init__(self, index: str = "document", query: str = "concat", k1: float = 0.9, b: float = 0.4,
                  method: str = "lucene", stemmer: str | None = "porter", stopwords: "str | Sequence[str] | None" = "lucene",
-                 vote_threshold: float = 0.95, hits_per_query: int = 1, top_k: int = 10):
+                 vote_threshold: float = 0.95, hits_per_query: int = 1, top_k: int = 10, drop_frame: bool = True):
         super().__init__(query, vote_threshold, hits_per_query, top_k)
+        self.drop_frame = bool(drop_frame)
         if index not in ("document", "claims"):
             raise ValueError(f"index must be 'document' (paper) or 'claims' (released code), got {index!r}")
         self.index = index
@@ -124,6 +135,10 @@ class BM25Linker(Linker):
         record); the hits of a block of queries are then taken in one pass over the block
         (:func:`top_hits_rows`), not one Python call per query."""
         tokens = self._tokenizer(queries)
+        if self.drop_frame:
+            frame = set(self._tokenizer([" ".join(sorted(CLAIM_FRAME_WORDS))])[0])  # stemmed as the queries are
+            # a query made only of frame words keeps them: dropping them would leave it unlinked
+            tokens = [[t for t in q if t not in frame] or q for q in tokens]
         out: list[list[tuple[int, float]]] = [[] for _ in queries]
         if self._retriever is None:
             return out
@@ -154,6 +169,7 @@ class BM25Linker(Linker):
     def describe(self) -> dict[str, Any]:
         return {**super().describe(), "index": self.index, "k1": self.k1, "b": self.b, "method": self.method,
                 "stemmer": self.stemmer, "stopwords": self.stopwords if isinstance(self.stopwords, (str, type(None))) else sorted(self.stopwords),
+                "drop_frame": self.drop_frame,
                 "library": "bm25s"}
 
 
