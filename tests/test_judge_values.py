@@ -198,3 +198,14 @@ def test_money_as_it_is_written_around_the_world():
 
 def test_a_contracted_negation_at_the_end_of_the_window_turns_it():
     assert value_verdict("The backup target is /mnt/nas/backups.", "The backup target /mnt/nas/backups isn't").cap == 2
+
+
+def test_a_mention_claim_is_stated_wherever_its_value_is_written():
+    # the request atomizer's "The user mentions the year 2013." says only that 2013 is written: a year, an amount or a
+    # date inside such a claim counts anywhere in the text, not only beside another word of the claim
+    from textleak.judges.values import value_verdict
+
+    assert value_verdict("The user mentions the year 2013.", "A follow-up set in 2013, the store is dilapidated.").cap == 1
+    assert value_verdict("The user mentions an amount of $47,100.", "Trading shares: cost $39,000, fair value $47,100.").cap == 1
+    assert value_verdict("The user mentions the year 2013.", "A follow-up set in 2014.").cap == 3
+    assert value_verdict("The invoice total was $47,100.", "Fair value $47,100 at year end.").cap == 3  # a weak value beside no claim word

@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Sequence
 
@@ -208,6 +208,10 @@ def claim_values(claim: str) -> tuple[Value, ...]:
         text = m.group(1).strip()
         if text and text.lower() not in _FRAME and len(text) <= 80:
             add(m.start(1), m.start(1) + len(text), Value(text, "named", True))
+            # "The user mentions the year 2013." states only that the value is written: a year, an amount
+            # or a date inside it is the whole fact, found anywhere (not only beside another claim word)
+            inside = range(m.start(1), m.start(1) + len(text) + 1)
+            out = [replace(v, kind="named", strong=True) if claim.find(v.text) in inside and not v.strong else v for v in out]
     return tuple(out)
 
 
