@@ -495,9 +495,9 @@ def in_claim_voice(claim: str, sentence: str) -> str:
 
 @lru_cache(maxsize=65536)
 def _in_voice(sentence: str, who: str) -> str:
-    from textleak.atomizers.requests import _FIRST_PERSON, user_voice
+    from textleak.atomizers.requests import user_voice  # returns a sentence without a first person as it is
 
-    return user_voice(sentence, who) if _FIRST_PERSON.search(sentence) else sentence
+    return user_voice(sentence, who)
 
 
 def cut_span(sentence: str, window_start: int | None, max_words: int) -> str:
@@ -656,8 +656,7 @@ class NLIJudge(Judge):
                 claim = claims[i][j]
                 if row["similarity"] is None or not row["spans"]:
                     results[i][j] = ClaimRating(3, normalise(3), "ok", {"reason": "no sentence in the document"})
-                elif self.verbatim and any(states_claim(claim, self._voiced(claim, s)) for s in sentences[i]):
-                    span = next(s for s in sentences[i] if states_claim(claim, self._voiced(claim, s)))
+                elif self.verbatim and (span := next((s for s in sentences[i] if states_claim(claim, self._voiced(claim, s))), None)) is not None:
                     results[i][j] = ClaimRating(1, normalise(1), "ok", {"similarity": row["similarity"], "span": span,
                                                                         "reason": "claim stated verbatim (its words, numbers and polarity)"})
                 elif self.cascade is not None and row["similarity"] < self.cascade:

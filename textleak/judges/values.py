@@ -210,8 +210,9 @@ def claim_values(claim: str) -> tuple[Value, ...]:
             add(m.start(1), m.start(1) + len(text), Value(text, "named", True))
             # "The user mentions the year 2013." states only that the value is written: a year, an amount
             # or a date inside it is the whole fact, found anywhere (not only beside another claim word)
-            inside = range(m.start(1), m.start(1) + len(text) + 1)
-            out = [replace(v, kind="named", strong=True) if claim.find(v.text) in inside and not v.strong else v for v in out]
+            for k, ((a, b), v) in enumerate(zip(covered, out)):  # add() appends to both lists together
+                if not v.strong and m.start(1) <= a and b <= m.start(1) + len(text):
+                    out[k] = replace(v, kind="named", strong=True)
     return tuple(out)
 
 

@@ -89,6 +89,8 @@ class BM25Linker(Linker):
         self.stemmer = stemmer
         self.stopwords = stopwords
         self._tokenizer = LuceneLikeTokenizer(stemmer, stopwords)
+        # the frame words as the queries' tokens are (stemmed), left out of every query
+        self._frame = frozenset(self._tokenizer([" ".join(sorted(CLAIM_FRAME_WORDS))])[0]) if self.drop_frame else frozenset()
         self._retriever = None
         self._owner: np.ndarray | None = None
 
@@ -135,10 +137,8 @@ class BM25Linker(Linker):
         record); the hits of a block of queries are then taken in one pass over the block
         (:func:`top_hits_rows`), not one Python call per query."""
         tokens = self._tokenizer(queries)
-        if self.drop_frame:
-            frame = set(self._tokenizer([" ".join(sorted(CLAIM_FRAME_WORDS))])[0])  # stemmed as the queries are
-            # a query made only of frame words keeps them: dropping them would leave it unlinked
-            tokens = [[t for t in q if t not in frame] or q for q in tokens]
+        if self._frame:  # a query made only of frame words keeps them: dropping them would leave it unlinked
+            tokens = [[t for t in q if t not in self._frame] or q for q in tokens]
         out: list[list[tuple[int, float]]] = [[] for _ in queries]
         if self._retriever is None:
             return out
