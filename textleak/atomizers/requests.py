@@ -30,6 +30,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from textleak.text.voice import FIRST_PERSON, quote_mask, user_voice
+
 # ---------------------------------------------------------------------------------------------------
 # vocabulary
 
@@ -44,8 +46,6 @@ _CLINICAL = re.compile(r"\b(?:patients?|\d+[\s-](?:year|month|week|day)s?[\s-]ol
                        r"clinic|vital signs|vitals|examination shows|laboratory|hemoglobin|temperature|pulse|"
                        r"blood pressure|g/dl|mg/dl|meq/l|mm3|presents with|diagnos[a-z]*|treatment|randomi[sz]ed|"
                        r"clinical trial|symptoms?|therapy|disease|dose|prescribed)\b|/min\b", re.IGNORECASE)
-_FIRST_PERSON = re.compile(r"(?<![\w'’.-])(?:i|me|my|mine|myself|we|us|our|ours|ourselves)(?![\w'’-]|\.\w)|"
-                           r"(?<![\w'’-])(?:i|we)['’](?:m|ve|d|ll|re)\b", re.IGNORECASE)
 
 #: verbs that open a request ("write ...", "please translate ..."): a superset of the clause splitter's
 _REQUEST_VERBS = frozenset("""
@@ -61,14 +61,6 @@ implement construct produce publish post share forward schedule book order buy c
 #: objects after which "me" is the indirect object ("write me a bio", "tell me about ...")
 _GIVE_VERBS = frozenset("write make give tell send show create generate find draft prepare build suggest recommend get "
                         "provide list compose craft design produce teach".split())
-_MODALS = frozenset("can could will would should may might must shall".split())
-_IRREGULAR_PAST = frozenset("""
-was were had did said went came took made got gave saw knew thought felt told left kept began brought bought found sent
-spent built paid met heard held ran wrote lost put set sat stood understood won taught caught became fell forgot grew
-drove ate slept woke spoke chose broke wore threw flew drew read let cut hit hurt quit shut meant led fed fought sold
-""".split())
-_ADVERB = re.compile(r"^(?:also|then|now|currently|recently|never|often|still|later|first|again|already|usually|always|"
-                     r"sometimes|just|only|even|really|actually|finally|truly|\w{3,}ly)$", re.IGNORECASE)
 _RELATIONS = ("sister brother mother father mom mum dad wife husband partner boyfriend girlfriend son daughter "
               "friend boss manager colleague coworker co-worker teacher professor supervisor client customer landlord "
               "doctor cousin aunt uncle grandmother grandfather grandma grandpa niece nephew fiance fiancé fiancee fiancée "
@@ -186,110 +178,6 @@ def content_words(text: str) -> frozenset[str]:
     return frozenset(w for w in words if w not in _STOP and w not in _FRAMING)
 
 
-def _quote_mask(text: str) -> list[bool]:
-    """True inside quotation marks: quoted text is left as written."""
-    out, inside = [], False
-    for ch in text:
-        if ch in "\"“”":
-            inside = not inside if ch == '"' else ch == "“"
-            out.append(True)
-            continue
-        out.append(inside)
-    return out
-
-
-def _third_singular(verb: str) -> str:
-    """"want" -> "wants", "am" -> "is"; modals, past forms and words that are not verbs stay."""
-    low = verb.lower()
-    if low in _MODALS or low in _IRREGULAR_PAST or low.endswith("ed") or not low.isalpha():
-        return verb
-    special = {"am": "is", "have": "has", "do": "does", "go": "goes", "was": "was", "'m": "is"}
-    if low in special:
-        return special[low]
-    if low.endswith(("s", "sh", "ch", "x", "z", "o")):
-        return verb + "es"
-    if len(low) > 2 and low.endswith("y") and low[-2] not in "aeiou":
-        return verb[:-1] + "ies"
-    return verb + "s"
-
-
-_CONTRACTIONS = [
-    (re.compile(r"\bi['’]m\b", re.IGNORECASE), "I am"), (re.compile(r"\bi['’]ve\b", re.IGNORECASE), "I have"),
-    (re.compile(r"\bi['’]d\b", re.IGNORECASE), "I would"), (re.compile(r"\bi['’]ll\b", re.IGNORECASE), "I will"),
-    (re.compile(r"\bwe['’]re\b", re.IGNORECASE), "we are"), (re.compile(r"\bwe['’]ve\b", re.IGNORECASE), "we have"),
-    (re.compile(r"\bwe['’]ll\b", re.IGNORECASE), "we will"), (re.compile(r"\bwe['’]d\b", re.IGNORECASE), "we would"),
-    (re.compile(r"\bdon['’]t\b", re.IGNORECASE), "do not"), (re.compile(r"\bdidn['’]t\b", re.IGNORECASE), "did not"),
-    (re.compile(r"\bcan['’]t\b", re.IGNORECASE), "cannot"), (re.compile(r"\bhaven['’]t\b", re.IGNORECASE), "have not"),
-    (re.compile(r"\bwon['’]t\b", re.IGNORECASE), "will not"),
-]
-_TOKEN = re.compile(r"\S+")
-_WANT_YOU = re.compile(r"\b(?P<v>want|wants|need|needs|would like|like)\s+you\s+(?:to\s+)?(?P<verb>[a-z]+)(?:\s+me\b(?=\s+(?:a|an|the|some|\d)))?",
-                       re.IGNORECASE)
-
-
-def user_voice(clause: str, who: str = "the user") -> str:
-    """The clause with the first person made third ("I want" -> "the user wants", "my" -> "the user's",
-    then "their"); quoted text is left as written. A clause without a first person is returned as is.
-    ``who`` is "the writer" for text the user pasted (a letter, a job advert: its "I" may be someone
-    else)."""
-    if not _FIRST_PERSON.search(clause):
-        return clause
-    for pattern, repl in _CONTRACTIONS:
-        if pattern.search(clause):
-            clause = pattern.sub(lambda m, r=repl: r if m.group(0)[0].islower() or r[0] == "I" else r.capitalize(), clause)
-    clause = _WANT_YOU.sub(lambda m: f"{m.group('v')} the assistant to {m.group('verb')}", clause)
-    mask = _quote_mask(clause)
-    tokens = [(m.start(), m.group(0)) for m in _TOKEN.finditer(clause)]
-    out: list[str] = []
-    named = False  # "the user" was written once: later possessives read "their"
-    conj_next = False
-    for k, (pos, tok) in enumerate(tokens):
-        if mask[pos] or pos and mask[pos - 1] and tok[0] not in "\"“”":
-            out.append(tok)
-            continue
-        m = re.match(r"^([(\[]?)([A-Za-z]+)([^A-Za-z]*)$", tok)
-        if not m:
-            out.append(tok)
-            continue
-        lead, word, trail = m.groups()
-        low = word.lower()
-        if conj_next and not trail:
-            # the verb after "I" (adverbs kept): "I really want" -> "the user really wants"
-            if _ADVERB.match(low) and k + 1 < len(tokens):
-                out.append(tok)
-                continue
-            if low == "not" or low in ("is", "has", "does"):
-                out.append(tok)
-            else:
-                out.append(lead + _third_singular(word) + trail)
-            conj_next = False
-            continue
-        conj_next = False
-        if word == "I" or (word == "i" and not trail.startswith(".")):
-            out.append(lead + who + trail)
-            named = True
-            nxt = tokens[k + 1][1] if k + 1 < len(tokens) else ""
-            conj_next = not trail and nxt[:1].islower()
-        elif low in ("my", "our"):
-            out.append(lead + ("their" if named else who + "'s") + trail)
-            named = True
-        elif low in ("mine", "ours"):
-            out.append(lead + ("theirs" if named else who + "'s") + trail)
-        elif low in ("me",):
-            out.append(lead + ("them" if named else who) + trail)
-            named = True
-        elif low in ("myself", "ourselves"):
-            out.append(lead + ("themselves" if named else who) + trail)
-        elif low in ("we",):
-            out.append(lead + who + " and others" + trail)
-            named = True
-        elif low == "us" and word != "US":
-            out.append(lead + ("them" if named else who + " and others") + trail)
-        else:
-            out.append(tok)
-    return " ".join(out)
-
-
 def _lower_first(text: str) -> str:
     first = text.split(" ", 1)[0]
     if first[:1].isupper() and (len(first) == 1 or first[1:].islower()) and first not in ("I",):
@@ -328,7 +216,7 @@ def _request(core: str) -> str | None:
     if m:
         return "The user asks how to " + user_voice(m.group("rest").rstrip(" ?"))
     m = _WHO_IS.match(core)
-    if m and len(m.group("rest").split()) <= 8 and not _FIRST_PERSON.search(m.group("rest")) \
+    if m and len(m.group("rest").split()) <= 8 and not FIRST_PERSON.search(m.group("rest")) \
             and not _DANGLING.search(m.group("rest").rstrip(" ?")):
         return f"The user asks {m.group('wh').lower()} {m.group('rest').rstrip(' ?')} {m.group('cop').lower()}"
     first = words[0].lower().strip(",:")
@@ -351,7 +239,7 @@ def _request(core: str) -> str | None:
             body = _drop_me(body)
         return "The user asks to " + user_voice(body)
     m = _WHY.match(core)
-    if m and not _FIRST_PERSON.search(core):
+    if m and not FIRST_PERSON.search(core):
         return f"The user asks why {m.group('subj')} {m.group('aux').lower()} {m.group('rest').strip()}"
     core = core.strip(" \"“”") if core.count('"') % 2 or core[:1] in "\"“" else core
     if core.rstrip().endswith("?") or re.match(r"^(?:how|what|why|where|when|who)\s+(?:is|are|was|were|does|do|did|can|could|should)\b",
@@ -459,7 +347,7 @@ def _request_parts(claim: str) -> list[str] | None:
     letter is explaining the war situation in Sudan." (the object's first two modifiers; None when the
     claim is not a request with an object and a modifier)."""
     m = _ASKED.match(claim.rstrip(" .?!"))
-    if not m or _quote_mask(claim)[-1]:
+    if not m or quote_mask(claim)[-1]:
         return None
     words = m.group("rest").split()
     if not _OBJECT_START.match(m.group("rest")) or len(words) < 3:
@@ -513,7 +401,7 @@ def _user_clauses(voiced: str, who: str = "the user") -> list[str]:
     """"During the user's work at google, the user worked for the google pay team where the user launched
     campaigns" -> the clause before and each clause with the user as its subject (a subordinate
     clause is kept whole when it is a condition: "if", "unless", "until" are not split points)."""
-    mask = _quote_mask(voiced)
+    mask = quote_mask(voiced)
     pieces, last = [], 0
     pattern = _USER_CLAUSE if who == "the user" else re.compile(_USER_CLAUSE.pattern.replace("the user", who))
     splits = sorted(list(pattern.finditer(voiced)) + list(_HOWEVER.finditer(voiced)), key=lambda m: m.start())

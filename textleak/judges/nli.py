@@ -38,7 +38,7 @@ reproducibly from pairs constructed by rules from real records (:mod:`textleak.j
   person, released requests and letters speak in the first ("I have attached my resume"); the
   verbatim shortcut also reads each first-person sentence in the claim's voice ("the writer has
   attached their resume"), the rewrite the request atomizer makes
-  (:func:`textleak.atomizers.requests.user_voice`), so a fact is not missed for its grammatical person.
+  (:func:`textleak.text.voice.user_voice`), so a fact is not missed for its grammatical person.
   The cross-encoder still sees the sentence as written: given the rewritten one it also took more
   changed numbers and antonyms for the same fact (docs/judges.md).
 - **Text the judge cannot read** (``non_english="leaked"``): a claim judged against a document that is
@@ -71,6 +71,7 @@ from textleak.judges.values import FRAME_WORDS, NEGATION, reader_view, value_ver
 from textleak.registry import judges
 from textleak.text import extract_numbers, split_sentences
 from textleak.text.language import detect_language
+from textleak.text.voice import user_voice
 
 logger = logging.getLogger(__name__)
 
@@ -495,9 +496,7 @@ def in_claim_voice(claim: str, sentence: str) -> str:
 
 @lru_cache(maxsize=65536)
 def _in_voice(sentence: str, who: str) -> str:
-    from textleak.atomizers.requests import user_voice  # returns a sentence without a first person as it is
-
-    return user_voice(sentence, who)
+    return user_voice(sentence, who)  # returns a sentence without a first person as it is
 
 
 def cut_span(sentence: str, window_start: int | None, max_words: int) -> str:

@@ -1,0 +1,129 @@
+"""The first person made third: "I want to write my resume" -> "the user wants to write their
+resume" (:func:`user_voice`).
+
+One rewrite used by two stages: the request atomizer states a user's request in the third person
+(:mod:`textleak.atomizers.requests`), and the NLI judge reads a released first-person sentence in a
+claim's voice (:func:`textleak.judges.nli.in_claim_voice`); it lives here so neither stage imports
+the other.
+"""
+
+from __future__ import annotations
+
+import re
+
+#: a first-person word ("I", "my", "we", "I'm", ...): a clause without one is left as it is
+FIRST_PERSON = re.compile(r"(?<![\w'’.-])(?:i|me|my|mine|myself|we|us|our|ours|ourselves)(?![\w'’-]|\.\w)|"
+                          r"(?<![\w'’-])(?:i|we)['’](?:m|ve|d|ll|re)\b", re.IGNORECASE)
+
+#: verbs that keep their form after "the user" ("I can" -> "the user can", "I went" -> "the user went")
+_MODALS = frozenset("can could will would should may might must shall".split())
+_IRREGULAR_PAST = frozenset("""
+was were had did said went came took made got gave saw knew thought felt told left kept began brought bought found sent
+spent built paid met heard held ran wrote lost put set sat stood understood won taught caught became fell forgot grew
+drove ate slept woke spoke chose broke wore threw flew drew read let cut hit hurt quit shut meant led fed fought sold
+""".split())
+#: adverbs between "I" and its verb ("I really want")
+_ADVERB = re.compile(r"^(?:also|then|now|currently|recently|never|often|still|later|first|again|already|usually|always|"
+                     r"sometimes|just|only|even|really|actually|finally|truly|\w{3,}ly)$", re.IGNORECASE)
+_CONTRACTIONS = [
+    (re.compile(r"\bi['’]m\b", re.IGNORECASE), "I am"), (re.compile(r"\bi['’]ve\b", re.IGNORECASE), "I have"),
+    (re.compile(r"\bi['’]d\b", re.IGNORECASE), "I would"), (re.compile(r"\bi['’]ll\b", re.IGNORECASE), "I will"),
+    (re.compile(r"\bwe['’]re\b", re.IGNORECASE), "we are"), (re.compile(r"\bwe['’]ve\b", re.IGNORECASE), "we have"),
+    (re.compile(r"\bwe['’]ll\b", re.IGNORECASE), "we will"), (re.compile(r"\bwe['’]d\b", re.IGNORECASE), "we would"),
+    (re.compile(r"\bdon['’]t\b", re.IGNORECASE), "do not"), (re.compile(r"\bdidn['’]t\b", re.IGNORECASE), "did not"),
+    (re.compile(r"\bcan['’]t\b", re.IGNORECASE), "cannot"), (re.compile(r"\bhaven['’]t\b", re.IGNORECASE), "have not"),
+    (re.compile(r"\bwon['’]t\b", re.IGNORECASE), "will not"),
+]
+_TOKEN = re.compile(r"\S+")
+_WANT_YOU = re.compile(r"\b(?P<v>want|wants|need|needs|would like|like)\s+you\s+(?:to\s+)?(?P<verb>[a-z]+)(?:\s+me\b(?=\s+(?:a|an|the|some|\d)))?",
+                       re.IGNORECASE)
+
+
+def quote_mask(text: str) -> list[bool]:
+    """True inside quotation marks: quoted text is left as written."""
+    out, inside = [], False
+    for ch in text:
+        if ch in "\"“”":
+            inside = not inside if ch == '"' else ch == "“"
+            out.append(True)
+            continue
+        out.append(inside)
+    return out
+
+
+def _third_singular(verb: str) -> str:
+    """"want" -> "wants", "am" -> "is"; modals, past forms and words that are not verbs stay."""
+    low = verb.lower()
+    if low in _MODALS or low in _IRREGULAR_PAST or low.endswith("ed") or not low.isalpha():
+        return verb
+    special = {"am": "is", "have": "has", "do": "does", "go": "goes", "was": "was", "'m": "is"}
+    if low in special:
+        return special[low]
+    if low.endswith(("s", "sh", "ch", "x", "z", "o")):
+        return verb + "es"
+    if len(low) > 2 and low.endswith("y") and low[-2] not in "aeiou":
+        return verb[:-1] + "ies"
+    return verb + "s"
+
+
+def user_voice(clause: str, who: str = "the user") -> str:
+    """The clause with the first person made third ("I want" -> "the user wants", "my" -> "the user's",
+    then "their"); quoted text is left as written. A clause without a first person is returned as is.
+    ``who`` is "the writer" for text the user pasted (a letter, a job advert: its "I" may be someone
+    else)."""
+    if not FIRST_PERSON.search(clause):
+        return clause
+    for pattern, repl in _CONTRACTIONS:
+        if pattern.search(clause):
+            clause = pattern.sub(lambda m, r=repl: r if m.group(0)[0].islower() or r[0] == "I" else r.capitalize(), clause)
+    clause = _WANT_YOU.sub(lambda m: f"{m.group('v')} the assistant to {m.group('verb')}", clause)
+    mask = quote_mask(clause)
+    tokens = [(m.start(), m.group(0)) for m in _TOKEN.finditer(clause)]
+    out: list[str] = []
+    named = False  # "the user" was written once: later possessives read "their"
+    conj_next = False
+    for k, (pos, tok) in enumerate(tokens):
+        if mask[pos] or pos and mask[pos - 1] and tok[0] not in "\"“”":
+            out.append(tok)
+            continue
+        m = re.match(r"^([(\[]?)([A-Za-z]+)([^A-Za-z]*)$", tok)
+        if not m:
+            out.append(tok)
+            continue
+        lead, word, trail = m.groups()
+        low = word.lower()
+        if conj_next and not trail:
+            # the verb after "I" (adverbs kept): "I really want" -> "the user really wants"
+            if _ADVERB.match(low) and k + 1 < len(tokens):
+                out.append(tok)
+                continue
+            if low == "not" or low in ("is", "has", "does"):
+                out.append(tok)
+            else:
+                out.append(lead + _third_singular(word) + trail)
+            conj_next = False
+            continue
+        conj_next = False
+        if word == "I" or (word == "i" and not trail.startswith(".")):
+            out.append(lead + who + trail)
+            named = True
+            nxt = tokens[k + 1][1] if k + 1 < len(tokens) else ""
+            conj_next = not trail and nxt[:1].islower()
+        elif low in ("my", "our"):
+            out.append(lead + ("their" if named else who + "'s") + trail)
+            named = True
+        elif low in ("mine", "ours"):
+            out.append(lead + ("theirs" if named else who + "'s") + trail)
+        elif low in ("me",):
+            out.append(lead + ("them" if named else who) + trail)
+            named = True
+        elif low in ("myself", "ourselves"):
+            out.append(lead + ("themselves" if named else who) + trail)
+        elif low in ("we",):
+            out.append(lead + who + " and others" + trail)
+            named = True
+        elif low == "us" and word != "US":
+            out.append(lead + ("them" if named else who + " and others") + trail)
+        else:
+            out.append(tok)
+    return " ".join(out)
