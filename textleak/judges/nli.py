@@ -14,6 +14,12 @@ reproducibly from pairs constructed by rules from real records (:mod:`textleak.j
 - **Several spans** (``spans > 1``): the claim gets the span with the lowest expected score, i.e.
   the one that supports it best: a claim is leaked when any part of the document states it, and a
   span that does not state it cannot make it less leaked (fail toward leakage).
+- **Leak cost** (``leak_cost``, default 1: the plain model): the cross-encoder's p(unsupported) is weighed
+  1/``leak_cost`` against the other ratings before the rating and the score are taken
+  (:func:`weigh_unsupported`), a judge that fails further toward leakage, for a conservative figure or a
+  sensitivity check. Measured with 2 (docs/judges.md): the evaluation set's and the hand-labelled test
+  split's leans go to +0.001 with no Spearman falling, chat +0.062 -> +0.055, but other patients' MedQA
+  records fall below the 0.90 floor (0.911 -> 0.896), so it is not the default.
 - **Cascade**: a claim whose best bi-encoder similarity is below ``cascade`` is rated 3 without the
   cross-encoder (negations and contradictions have HIGH cosine similarity, so only clearly unrelated
   claims are settled this way; the threshold was set on validation pairs, see docs/judges.md).
@@ -92,6 +98,16 @@ _LOCK = threading.Lock()
 def expected_score(p: Sequence[float]) -> float:
     """E[(r - 1) / 2] for p over ratings (1, 2, 3)."""
     return float(0.5 * p[1] + 1.0 * p[2])
+
+
+def weigh_unsupported(p: Sequence[float], leak_cost: float) -> np.ndarray:
+    """p with p(unsupported) divided by ``leak_cost`` and renormalised. Its most probable rating is the Bayes
+    choice when a mistake on a claim that is stated (rating 1 or 2) costs ``leak_cost`` times a mistake on
+    one that is not (seed 000: a false negative is worse than a false alarm); its expectation is the score
+    under a prior that holds unsupported claims ``leak_cost`` times less likely than the training pairs did."""
+    q = np.asarray(p, dtype=np.float64).copy()
+    q[2] /= leak_cost
+    return q / q.sum()
 
 
 def most_probable(p: Sequence[float]) -> int:
@@ -527,6 +543,7 @@ class NLIJudge(Judge):
         values: bool = True,
         reader_view: bool = True,
         voice: bool = True,
+        leak_cost: float = 1.0,
         non_english: str = "leaked",
         max_span_words: int = 32,
         batch_size: int = 32,
@@ -550,6 +567,9 @@ class NLIJudge(Judge):
         self.values = bool(values)
         self.reader_view = bool(reader_view)
         self.voice = bool(voice)
+        if isinstance(leak_cost, bool) or not isinstance(leak_cost, (int, float)) or not 1 <= leak_cost < float("inf"):
+            raise ValueError(f"leak_cost must be a number >= 1 (1: the plain model; larger fails further toward leakage), got {leak_cost!r}")
+        self.leak_cost = float(leak_cost)
         self.non_english = non_english
         self.max_span_words = int(max_span_words)
         self.batch_size = int(batch_size)
@@ -578,6 +598,7 @@ class NLIJudge(Judge):
             "values": self.values,
             "reader_view": self.reader_view,
             "voice": self.voice,
+            **({"leak_cost": self.leak_cost} if self.leak_cost != 1 else {}),
             "non_english": self.non_english,
             "rules_version": RULES_VERSION,
             **({"dtype": self.dtype} if self.dtype not in (None, "float32", "fp32") else {}),  # half precision can move ratings
@@ -607,7 +628,7 @@ class NLIJudge(Judge):
         defaults = {k: v.default for k, v in inspect.signature(NLIJudge.__init__).parameters.items()}
         return self.dtype in (None, "float32", "fp32") and all(
             getattr(self, k) == defaults[k] for k in ("spans", "int8", "cascade", "verbatim", "number_guard", "values", "reader_view",
-                                                      "voice", "non_english", "max_span_words"))
+                                                      "voice", "leak_cost", "non_english", "max_span_words"))
 
     def _voiced(self, claim: str, sentence: str) -> str:
         return in_claim_voice(claim, sentence) if self.voice else sentence
@@ -667,6 +688,8 @@ class NLIJudge(Judge):
             model = load_nli_model(self.weights, self.int8, self.device, self.dtype)
             probs = model.predict([(c, s) for _, _, c, s in jobs], batch_size=self.batch_size)
             best: dict[tuple[int, int], tuple[float, np.ndarray, str, int]] = {}
+            if self.leak_cost != 1:
+                probs = np.stack([weigh_unsupported(p, self.leak_cost) for p in probs]) if len(probs) else probs
             for (i, j, claim, span), p in zip(jobs, probs):
                 cap = 1
                 if self.number_guard:
