@@ -209,3 +209,13 @@ def test_a_mention_claim_is_stated_wherever_its_value_is_written():
     assert value_verdict("The user mentions an amount of $47,100.", "Trading shares: cost $39,000, fair value $47,100.").cap == 1
     assert value_verdict("The user mentions the year 2013.", "A follow-up set in 2014.").cap == 3
     assert value_verdict("The invoice total was $47,100.", "Fair value $47,100 at year end.").cap == 3  # a weak value beside no claim word
+
+
+def test_no_before_a_number_is_the_number_sign_not_a_negation():
+    # "report no. 24-318877" abbreviates "number": read as a negation it turned the sentence's polarity and kept
+    # a claim stated word for word at 2
+    from textleak.judges.values import NEGATION
+
+    assert value_verdict("The police report number is 24-318877.", "Austin Police report no. 24-318877.").cap == 1
+    assert not NEGATION.search("Flat No. 5, ticket no #442, invoice No 2291")
+    assert NEGATION.search("There is no fever.") and NEGATION.search("No, she does not smoke.") and NEGATION.search("no.")

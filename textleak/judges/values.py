@@ -100,7 +100,7 @@ _NAMING_WORDS = frozenset(rouge_tokens("name named call called nicknamed usernam
                                        "about addressed signed message e date year web site"))
 # negation cues: a claim and a sentence that both negate, in any wording, agree in polarity (also the
 # NLI head's polarity feature, textleak.judges.nli)
-NEGATION = re.compile(r"\b(?:no|not|never|none|nothing|nobody|neither|nor|without|denies|denied|deny|denying|negative|absent|"
+NEGATION = re.compile(r"\b(?:no(?!\.?\s*#?\d)|not|never|none|nothing|nobody|neither|nor|without|denies|denied|deny|denying|negative|absent|"
                       r"cannot|free of|unremarkable)\b|n't\b", re.IGNORECASE)
 # words that frame a claim rather than state its content ("The user ...", "The patient ..."); the NLI
 # head's features read exactly this set
