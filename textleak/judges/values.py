@@ -51,6 +51,7 @@ from typing import Sequence
 import regex
 
 from textleak.text import extract_numbers, rouge_tokens, split_sentences
+from textleak.text.coarse import coarser_written, specific_values
 from textleak.text.dates import CalendarDate, find_dates, same_date
 from textleak.text.quantities import Quantity, bare_amounts, find_quantities, same_quantity
 from textleak.text.rewrite import rewrite_as
@@ -354,7 +355,7 @@ def value_verdict(claim: str, document: str) -> ValueVerdict:
     (a value is written: not unsupported) or 1 (the values and the claim's relation are written)."""
     values = claim_values(claim)
     if not values:
-        return ValueVerdict(3, (), "")
+        return _coarser_verdict(claim, document)
     sentences = _sentences(document)
     value_stems = {t for v in values for t in rouge_tokens(v.text)}
     content = frozenset(t for t in rouge_tokens(claim) if t not in _FRAME and t not in value_stems)
@@ -369,7 +370,7 @@ def value_verdict(claim: str, document: str) -> ValueVerdict:
         if hits:
             found[v] = hits
     if not found:
-        return ValueVerdict(3, (), "")
+        return _coarser_verdict(claim, document)
     names = tuple(v.text for v in found)
     strong = [v for v in values if v.strong]
     if strong and all(v in found for v in strong) and all(v in found or v.kind == "name" for v in values) \
@@ -389,6 +390,24 @@ def value_verdict(claim: str, document: str) -> ValueVerdict:
                 return ValueVerdict(1, names, "the claim's identifier is written in the text, with no negation near it")
     if any(v.strong for v in found) or len(found) == len(values):
         return ValueVerdict(2, names, "a value of the claim is written in the text")
+    return _coarser_verdict(claim, document)
+
+
+def _coarser_verdict(claim: str, document: str) -> ValueVerdict:
+    """Cap 2 when a sentence that shares a content word with the claim writes one of its versions, addresses,
+    dates or clock times more coarsely ("Node 20" for 20.11.1, "10.x" for 10.42.7.19, "in March" for 3 March
+    2025, "about 3am" for 03:12: :mod:`textleak.text.coarse`): a generalisation, "similar" in seed 000's
+    rubric, not unsupported. The shared word keeps another topic's month or version out."""
+    specifics = specific_values(claim)
+    if not specifics:
+        return ValueVerdict(3, (), "")
+    value_stems = {t for v in specifics for t in rouge_tokens(v.text)}
+    content = frozenset(t for t in rouge_tokens(claim) if t not in _FRAME and t not in value_stems and not t.isdigit())
+    for sentence in split_sentences(document, lowercase_starts=True):
+        if content & frozenset(rouge_tokens(sentence)):
+            hits = tuple(v.text for v in specifics if coarser_written(v, sentence))
+            if hits:
+                return ValueVerdict(2, hits, "a coarser form of the claim's value is written in the text (a generalisation)")
     return ValueVerdict(3, (), "")
 
 

@@ -1,0 +1,49 @@
+"""A coarser form of a claim's version, address, date or clock time is a generalisation (rating 2), never
+unsupported; the full value written differently (another day, version or minute) is not a coarser form."""
+
+from __future__ import annotations
+
+import pytest
+
+from textleak.judges.values import value_verdict
+from textleak.text.coarse import specific_values
+
+GENERALISED = [
+    ("The user's local Node.js version is 20.11.1.", "CI runs an older Node 18 than the Node 20 used locally."),
+    ("CI runs Node.js 18.19.0.", "CI runs an older Node 18 than the Node 20 used locally."),
+    ("The user upgraded to Python 3.11.", "After moving to a newer Python 3 release, psycopg2 fails."),
+    ("The PostgreSQL server's IP address is 10.42.7.19.", "Our Postgres server (a 10.x private address) refuses the login."),
+    ("The database server's IP address is 192.168.10.5.", "The SQL Server box sits in the 192.168.10.0/24 subnet."),
+    ("The release version is v2.4.0.", "Our 2.x release is blocked by one test."),
+    ("The staging build is 5.12.3.", "It fails on our staging environment, 5.12 build."),
+    ("The user has a sleep study on March 3, 2025.", "Sleep study is still on for March."),
+    ("The e-mail was sent on 18 November 2026 at 17:41 UTC.", "The message was sent in mid-November from our server."),
+    ("The fix is due on 4 December 2026.", "A fix is needed in the first week of December."),
+    ("The first error was logged at 03:12.", "Since about 3am the site has shown 502 errors."),
+]
+NOT_GENERALISED = [
+    ("The user upgraded to Python 3.11.", "After moving to Python 3.12, psycopg2 fails."),  # another version
+    ("The database server's IP address is 192.168.10.5.", "The SQL Server box sits in the 192.168.11.0/24 subnet."),
+    ("The fix is due on 4 December 2026.", "The fix is due on 11 December 2026."),  # another day of that month
+    ("The first error was logged at 03:12.", "The first error was logged at 03:40."),
+    ("The user has a sleep study on March 3, 2025.", "We may study it later."),  # "may" the verb
+    ("The user has a sleep study on March 3, 2025.", "My cousin visits in March."),  # no word of the claim beside it
+    ("Her HbA1c is 6.1%.", "Her HbA1c is 6%."),  # a measurement, not a version: left to the model
+]
+
+
+@pytest.mark.parametrize("claim,text", GENERALISED)
+def test_a_coarser_value_is_not_unsupported(claim, text):
+    verdict = value_verdict(claim, text)
+    assert verdict.cap == 2 and "coarser" in verdict.reason, (claim, text, verdict)
+
+
+@pytest.mark.parametrize("claim,text", NOT_GENERALISED)
+def test_another_value_or_another_topic_is_not_a_generalisation(claim, text):
+    assert "coarser" not in value_verdict(claim, text).reason
+
+
+def test_specific_values_take_versions_after_a_product_name_not_measurements():
+    assert [(v.text, v.name) for v in specific_values("The user's local Node.js version is 20.11.1.")] == [("20.11.1", "Node")]
+    assert [v.text for v in specific_values("The release version is v2.4.0.")] == ["v2.4.0"]
+    assert specific_values("Her temperature is 38.5°C.") == []
