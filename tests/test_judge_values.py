@@ -219,3 +219,21 @@ def test_no_before_a_number_is_the_number_sign_not_a_negation():
     assert value_verdict("The police report number is 24-318877.", "Austin Police report no. 24-318877.").cap == 1
     assert not NEGATION.search("Flat No. 5, ticket no #442, invoice No 2291")
     assert NEGATION.search("There is no fever.") and NEGATION.search("No, she does not smoke.") and NEGATION.search("no.")
+
+
+def test_number_words_and_clock_times_are_read_as_the_claims_write_them():
+    from textleak.text.numbers import rewrite_number_words
+
+    claims = ["The user has 14 EMIs left to pay.", "The accident happened around 7:40 pm.", "One of them left."]
+    view = reader_view("Fourteen instalments remain; at approximately 19:40 one car hit another, three times.", claims)
+    assert "14 instalments" in view and "approximately 7:40 pm one" in view
+    assert "three times" in view and "one car" in view  # numbers no claim states stay as written
+    assert rewrite_number_words("twenty-one days, twenty days", "for 21 days") == "21 days, twenty days"
+    assert rewrite_number_words("I have two kids", "The user has two children.") == "I have two kids"  # a word stays a word
+
+
+def test_a_grouped_phone_number_is_one_value_found_with_or_without_the_country_code():
+    assert [v.text for v in claim_values("Nuala Keane's phone number is 086 555 0133.")] == ["086 555 0133"]
+    assert value_verdict("Nuala Keane's phone number is 086 555 0133.", "Nuala Keane, phone +353 86 555 0133").cap == 1
+    # a shared leading group is not the number (it used to be taken for it: "086" alone was the value)
+    assert value_verdict("Nuala Keane's phone number is 086 555 0133.", "Nuala Keane, phone 086 555 0134").cap == 3

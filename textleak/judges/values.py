@@ -51,6 +51,7 @@ from typing import Sequence
 import regex
 
 from textleak.text import extract_numbers, rouge_tokens, split_sentences
+from textleak.text.numbers import rewrite_number_words
 from textleak.text.coarse import coarser_written, specific_values
 from textleak.text.dates import CalendarDate, find_dates, same_date
 from textleak.text.quantities import Quantity, bare_amounts, find_quantities, same_quantity
@@ -160,6 +161,9 @@ def claim_values(claim: str) -> tuple[Value, ...]:
         text = m.group(2).rstrip(".,;:!?'\"`\u2019\u201d")
         if text.lower() in _NOT_NAMES or text.lower() in _FRAME or len(text) < 2 or (text.islower() and text in common_words()):
             continue
+        long = _LONG_NUMBER.match(claim, m.start(2))
+        if long and sum(c.isdigit() for c in long.group(0)) >= 7:
+            text = long.group(0).strip()  # a number written in groups: "phone number is 086 555 0133"
         kind = "number" if sum(c.isdigit() for c in text) >= 7 and not re.search(r"[A-Za-z]", text) else "named"
         add(m.start(2), m.start(2) + len(text), Value(text, kind, True))
     for m in _QUOTED.finditer(claim):
@@ -304,7 +308,10 @@ def _found_in(value: Value, sentence: _Sentence) -> bool:
         return bool(extract_numbers(value.text) & sentence.numbers)
     if value.kind == "number":
         # the same number with or without its country or area code: "+1 416 555 0139" for "416-555-0139"
-        return any(d.endswith(value.digits) or value.digits.endswith(d) for d in sentence.digits if min(len(d), len(value.digits)) >= 7)
+        # and a national number's trunk 0 dropped after the country code: "+353 86 555 0133" for "086 555 0133"
+        national = value.digits[1:] if value.digits.startswith("0") else value.digits
+        return any(d.endswith(value.digits) or value.digits.endswith(d) or d.endswith(national)
+                   for d in sentence.digits if min(len(d), len(national)) >= 7)
     return _contains(sentence.tokens, value.tokens) or (value.kind in ("name", "named", "quoted") and value.text.lower() != value.text
                                                           and _contains_misspelt(sentence.tokens, value.tokens))
 
@@ -414,13 +421,18 @@ def _coarser_verdict(claim: str, document: str) -> ValueVerdict:
 def reader_view(document: str, claims: Sequence[str]) -> str:
     """The document as a reader reads it against these claims: typos repaired toward the claims' words
     (:func:`textleak.text.typos.repair_typos`), quantities written in the claims' units
-    (:func:`textleak.text.quantities.rewrite_units`) and dates as the claims write them
-    (:mod:`textleak.text.dates`). All only bring the text closer to the claims."""
+    (:func:`textleak.text.quantities.rewrite_units`), number words in digits and clock times and dates as the
+    claims write them (:mod:`textleak.text.dates`). All only bring the text closer to the claims."""
     from textleak.text.quantities import quantities_of, rewrite_units
     from textleak.text.typos import repair_typos
 
     words = {w for c in claims for w in re.findall(r"[A-Za-z]+", c)}
     text = rewrite_units(repair_typos(document, words), quantities_of(claims))
+    text = rewrite_number_words(text, " ".join(claims))  # "fourteen" as "14" where a claim writes 14
+    claim_times = [m for c in claims for m in _TIME.finditer(c)]
+    if claim_times:  # clock times as the claims write them ("19:40" -> "7:40 pm")
+        by_clock = {_clock(m): m.group(0)[:-1] if (m.group(3) or "").lower() in ("am.", "pm.") else m.group(0) for m in claim_times}
+        text = _TIME.sub(lambda m: by_clock.get(_clock(m), m.group(0)), text)
     claim_dates = [d for c in claims for d in find_dates(c)]
     if not claim_dates:
         return text
