@@ -237,3 +237,10 @@ def test_a_grouped_phone_number_is_one_value_found_with_or_without_the_country_c
     assert value_verdict("Nuala Keane's phone number is 086 555 0133.", "Nuala Keane, phone +353 86 555 0133").cap == 1
     # a shared leading group is not the number (it used to be taken for it: "086" alone was the value)
     assert value_verdict("Nuala Keane's phone number is 086 555 0133.", "Nuala Keane, phone 086 555 0134").cap == 3
+
+
+def test_a_time_span_in_several_units_is_one_quantity():
+    spans = {q.text: round(q.value * 86400) for q in find_quantities("lag 5m40s, uptime 2d3h, took 1h 20min")}
+    assert spans == {"5m40s": 340, "2d3h": 183600, "1h 20min": 4800}
+    assert find_quantities("5m 5m") == ()  # a unit twice is not one span
+    assert "340 seconds" in reader_view("Replica lag is 5m40s in Grafana.", ["The replica lag is 340 seconds."])

@@ -1,5 +1,5 @@
 """Quantities with units, read the way a reader reads them: 38.5 C is 101.3 F, 80 kg is 176 lb,
-24 months is 2 years, 5'10" is 178 cm, $2k is $2,000.
+24 months is 2 years, 5m40s is 340 seconds, 5'10" is 178 cm, $2k is $2,000.
 
 :func:`find_quantities` finds numbers with a unit in a text and gives each its value in one canonical
 unit per dimension (temperature in C, mass in kg, length in m, time spans in days, volume in L,
@@ -74,6 +74,11 @@ _MULTIPLIER = {"lakh": 1e5, "lakhs": 1e5, "lac": 1e5, "lacs": 1e5, "lpa": 1e5, "
 _NUM = r"\d{1,2}(?:,\d{2})+,\d{3}(?:\.\d+)?|\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+"  # Indian grouping too: 3,50,000
 _unit_names = sorted((u for u in _UNITS if u not in ("'", '"', "\u2032", "\u2033")), key=len, reverse=True)
 _UNIT_RE = "|".join(re.escape(u) for u in _unit_names)
+# a time span in several units, largest first, as logs and people write it: "5m40s", "2h30m", "1h 20min", "2d3h"
+_SPAN_UNIT = r"days?|d|hours?|hrs?|h|minutes?|mins?|m|seconds?|secs?|s"
+_COMPOUND_SPAN = re.compile(rf"(?<![\w.])(?:\d+\s?(?:{_SPAN_UNIT})\s?){{1,3}}\d+\s?(?:{_SPAN_UNIT})(?![\w])", re.IGNORECASE)
+_SPAN_PART = re.compile(rf"(\d+)\s?({_SPAN_UNIT})", re.IGNORECASE)
+_SPAN_DAYS = {"d": 1.0, "h": 1 / 24, "m": 1 / 1440, "s": 1 / 86400}
 # 5'10", 5 ft 10 in, 5 feet 10 inches
 _FEET_INCHES = re.compile(rf"(?<![\w.])(\d+)\s*(?:'|\u2032|ft\.?|feet|foot)\s*(\d+(?:\.\d+)?)\s*(?:\"|\u2033|''|in\.?|inch(?:es)?)?(?![\w])", re.IGNORECASE)
 _QUANTITY = re.compile(rf"(?<![\w.])({_NUM})\s*(?:-\s*)?(°\s*[cf]|{_UNIT_RE}|'|\u2032|\"|\u2033)(?![\w/])", re.IGNORECASE)
@@ -148,6 +153,12 @@ def find_quantities(text: str) -> tuple[Quantity, ...]:
         out.append(Quantity(m.start(), m.end(), m.group(0), feet * 0.3048 + inches * 0.0254, "length", "ft-in", 0))
         starts.append(m.start())
         ends.append(m.end())
+    for m in _COMPOUND_SPAN.finditer(text):
+        parts = [(int(n), unit.lower()[0]) for n, unit in _SPAN_PART.findall(m.group(0))]
+        order = [list(_SPAN_DAYS).index(u) for _, u in parts]
+        if len(parts) >= 2 and order == sorted(set(order)):  # each unit once, largest first: "5m40s", not "5m 5m"
+            out.append(Quantity(m.start(), m.end(), m.group(0), sum(n * _SPAN_DAYS[u] for n, u in parts), "time", "compound", 0))
+    starts, ends = _merged([(q.start, q.end) for q in out])
     for m in _QUANTITY.finditer(text):
         k = bisect_right(starts, m.start()) - 1
         if k >= 0 and m.start() < ends[k]:
