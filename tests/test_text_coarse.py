@@ -46,4 +46,4 @@ def test_another_value_or_another_topic_is_not_a_generalisation(claim, text):
 def test_specific_values_take_versions_after_a_product_name_not_measurements():
     assert [(v.text, v.name) for v in specific_values("The user's local Node.js version is 20.11.1.")] == [("20.11.1", "Node")]
     assert [v.text for v in specific_values("The release version is v2.4.0.")] == ["v2.4.0"]
-    assert specific_values("Her temperature is 38.5°C.") == []
+    assert specific_values("Her temperature is 38.5°C.") == ()

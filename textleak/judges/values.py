@@ -400,6 +400,11 @@ def value_verdict(claim: str, document: str) -> ValueVerdict:
     return _coarser_verdict(claim, document)
 
 
+@lru_cache(maxsize=8192)
+def _sentence_stems(document: str) -> tuple[tuple[str, frozenset[str]], ...]:
+    return tuple((s, frozenset(rouge_tokens(s))) for s in split_sentences(document, lowercase_starts=True))
+
+
 def _coarser_verdict(claim: str, document: str) -> ValueVerdict:
     """Cap 2 when a sentence that shares a content word with the claim writes one of its versions, addresses,
     dates or clock times more coarsely ("Node 20" for 20.11.1, "10.x" for 10.42.7.19, "in March" for 3 March
@@ -410,8 +415,8 @@ def _coarser_verdict(claim: str, document: str) -> ValueVerdict:
         return ValueVerdict(3, (), "")
     value_stems = {t for v in specifics for t in rouge_tokens(v.text)}
     content = frozenset(t for t in rouge_tokens(claim) if t not in _FRAME and t not in value_stems and not t.isdigit())
-    for sentence in split_sentences(document, lowercase_starts=True):
-        if content & frozenset(rouge_tokens(sentence)):
+    for sentence, stems in _sentence_stems(document):
+        if content & stems:
             hits = tuple(v.text for v in specifics if coarser_written(v, sentence))
             if hits:
                 return ValueVerdict(2, hits, "a coarser form of the claim's value is written in the text (a generalisation)")

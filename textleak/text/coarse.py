@@ -9,6 +9,7 @@ from __future__ import annotations
 import ipaddress
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from textleak.text.dates import find_dates
 
@@ -37,7 +38,8 @@ class Specific:
     name: str = ""
 
 
-def specific_values(claim: str) -> list[Specific]:
+@lru_cache(maxsize=65536)
+def specific_values(claim: str) -> tuple[Specific, ...]:
     """The claim's versions and addresses, calendar dates with a day, and clock times."""
     out: list[Specific] = []
     for m in _DOTTED.finditer(claim):
@@ -54,7 +56,7 @@ def specific_values(claim: str) -> list[Specific]:
         hour, half = int(m.group(1)), (m.group(3) or "").lower()[:1]
         if hour <= 23:
             out.append(Specific(m.group(0), "time", (_hour24(hour, half),)))
-    return out
+    return tuple(out)
 
 
 def _hour24(hour: int, half: str) -> int:
