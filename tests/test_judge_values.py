@@ -230,6 +230,8 @@ def test_number_words_and_clock_times_are_read_as_the_claims_write_them():
     assert "three times" in view and "one car" in view  # numbers no claim states stay as written
     assert rewrite_number_words("twenty-one days, twenty days", "for 21 days") == "21 days, twenty days"
     assert rewrite_number_words("I have two kids", "The user has two children.") == "I have two kids"  # a word stays a word
+    # also when another claim of the same document writes that number in digits
+    assert rewrite_number_words("I have two kids", "The user has two children. The user has 2 cats.") == "I have two kids"
 
 
 def test_a_grouped_phone_number_is_one_value_found_with_or_without_the_country_code():

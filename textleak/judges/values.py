@@ -435,9 +435,11 @@ def reader_view(document: str, claims: Sequence[str]) -> str:
     text = rewrite_units(repair_typos(document, words), quantities_of(claims))
     text = rewrite_number_words(text, " ".join(claims))  # "fourteen" as "14" where a claim writes 14
     claim_times = [m for c in claims for m in _TIME.finditer(c)]
-    if claim_times:  # clock times as the claims write them ("19:40" -> "7:40 pm")
-        by_clock = {_clock(m): m.group(0)[:-1] if (m.group(3) or "").lower() in ("am.", "pm.") else m.group(0) for m in claim_times}
-        text = _TIME.sub(lambda m: by_clock.get(_clock(m), m.group(0)), text)
+    if claim_times:  # clock times as the claims write them ("19:40" -> "7:40 pm"), where they write it one way
+        forms: dict[str, set[str]] = {}
+        for m in claim_times:
+            forms.setdefault(_clock(m), set()).add(m.group(0)[:-1] if (m.group(3) or "").lower() in ("am.", "pm.") else m.group(0))
+        text = _TIME.sub(lambda m: next(iter(forms[_clock(m)])) if len(forms.get(_clock(m), ())) == 1 else m.group(0), text)
     claim_dates = [d for c in claims for d in find_dates(c)]
     if not claim_dates:
         return text

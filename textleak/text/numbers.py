@@ -45,8 +45,10 @@ def extract_numbers(text: str, count_word_one: bool = True) -> set[str]:
 def rewrite_number_words(text: str, reference: str) -> str:
     """``text`` with each number word whose value ``reference`` writes in digits written in digits too:
     "fourteen instalments remain" reads "14 instalments remain" against "14 EMIs". A number the reference
-    writes as a word ("two children") and every other number word stay as written."""
+    writes as a word anywhere ("two children"; a document's claims are one reference) and every other
+    number word stay as written, so a claim that writes the word still finds it."""
     numbers = {_canonical(m.group(0)) for m in _NUMBER.finditer(reference)}
+    numbers -= extract_numbers(_NUMBER.sub(" ", reference))  # a number the reference also writes as a word stays a word
     if not numbers:
         return text
 
