@@ -221,17 +221,15 @@ def test_no_before_a_number_is_the_number_sign_not_a_negation():
     assert NEGATION.search("There is no fever.") and NEGATION.search("No, she does not smoke.") and NEGATION.search("no.")
 
 
-def test_number_words_and_clock_times_are_read_as_the_claims_write_them():
-    from textleak.text.numbers import rewrite_number_words
-
-    claims = ["The user has 14 EMIs left to pay.", "The accident happened around 7:40 pm.", "One of them left."]
-    view = reader_view("Fourteen instalments remain; at approximately 19:40 one car hit another, three times.", claims)
-    assert "14 instalments" in view and "approximately 7:40 pm one" in view
-    assert "three times" in view and "one car" in view  # numbers no claim states stay as written
-    assert rewrite_number_words("twenty-one days, twenty days", "for 21 days") == "21 days, twenty days"
-    assert rewrite_number_words("I have two kids", "The user has two children.") == "I have two kids"  # a word stays a word
-    # also when another claim of the same document writes that number in digits
-    assert rewrite_number_words("I have two kids", "The user has two children. The user has 2 cats.") == "I have two kids"
+def test_clock_times_are_read_as_the_claims_write_them_and_number_words_stay_words():
+    claims = ["The user has 14 EMIs left to pay.", "The accident happened around 7:40 pm.", "His reticulocyte count is 9%."]
+    view = reader_view("A nine-year-old; fourteen instalments remain; at approximately 19:40 one car hit another.", claims)
+    assert "approximately 7:40 pm one" in view
+    # number words stay as written: rewritten toward the claims' digits ("nine-year-old" -> "9-year-old" for a claim's
+    # "9%"), they changed what the cross-encoder read and flipped an unrelated claim of the record (evaluation set -0.005)
+    assert "nine-year-old" in view and "fourteen instalments" in view
+    # a time written one way by one claim and another way by another stays as the text wrote it
+    assert reader_view("at 19:40", ["It happened at 7:40 pm.", "It happened at 19:40."]) == "at 19:40"
 
 
 def test_a_grouped_phone_number_is_one_value_found_with_or_without_the_country_code():

@@ -51,7 +51,6 @@ from typing import Sequence
 import regex
 
 from textleak.text import extract_numbers, rouge_tokens, split_sentences
-from textleak.text.numbers import rewrite_number_words
 from textleak.text.coarse import coarser_written, specific_values
 from textleak.text.dates import CalendarDate, find_dates, same_date
 from textleak.text.quantities import Quantity, bare_amounts, find_quantities, same_quantity
@@ -426,14 +425,12 @@ def _coarser_verdict(claim: str, document: str) -> ValueVerdict:
 def reader_view(document: str, claims: Sequence[str]) -> str:
     """The document as a reader reads it against these claims: typos repaired toward the claims' words
     (:func:`textleak.text.typos.repair_typos`), quantities written in the claims' units
-    (:func:`textleak.text.quantities.rewrite_units`), number words in digits and clock times and dates as the
-    claims write them (:mod:`textleak.text.dates`). All only bring the text closer to the claims."""
+    (:func:`textleak.text.quantities.rewrite_units`), clock times and dates as the claims write them (:mod:`textleak.text.dates`). All only bring the text closer to the claims."""
     from textleak.text.quantities import quantities_of, rewrite_units
     from textleak.text.typos import repair_typos
 
     words = {w for c in claims for w in re.findall(r"[A-Za-z]+", c)}
     text = rewrite_units(repair_typos(document, words), quantities_of(claims))
-    text = rewrite_number_words(text, " ".join(claims))  # "fourteen" as "14" where a claim writes 14
     claim_times = [m for c in claims for m in _TIME.finditer(c)]
     if claim_times:  # clock times as the claims write them ("19:40" -> "7:40 pm"), where they write it one way
         forms: dict[str, set[str]] = {}

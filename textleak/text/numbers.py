@@ -41,20 +41,3 @@ def extract_numbers(text: str, count_word_one: bool = True) -> set[str]:
             found.add(str(_TENS[tens.lower()] + (_UNITS[unit.lower()] if unit else 0)))
     return found
 
-
-def rewrite_number_words(text: str, reference: str) -> str:
-    """``text`` with each number word whose value ``reference`` writes in digits written in digits too:
-    "fourteen instalments remain" reads "14 instalments remain" against "14 EMIs". A number the reference
-    writes as a word anywhere ("two children"; a document's claims are one reference) and every other
-    number word stay as written, so a claim that writes the word still finds it."""
-    numbers = {_canonical(m.group(0)) for m in _NUMBER.finditer(reference)}
-    numbers -= extract_numbers(_NUMBER.sub(" ", reference))  # a number the reference also writes as a word stays a word
-    if not numbers:
-        return text
-
-    def digits(m: re.Match) -> str:
-        tens, unit, single = m.groups()
-        value = str(_UNITS[single.lower()]) if single else str(_TENS[tens.lower()] + (_UNITS[unit.lower()] if unit else 0))
-        return value if value in numbers else m.group(0)
-
-    return _WORD_NUMBER.sub(digits, text)
