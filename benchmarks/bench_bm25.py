@@ -91,6 +91,8 @@ def main() -> None:
     retriever = bm25s.BM25(method="lucene", k1=0.9, b=0.4)
     index["bm25s"], _ = timed(lambda: retriever.index(doc_tokens, show_progress=False))
     index["textleak BM25Linker (tokenising included)"], linker = timed(lambda: BM25Linker().fit(docs))
+    # raw bm25s answers the queries the linker searches with: the claims' frame words left out (drop_frame)
+    query_tokens = linker.query_tokens(queries)
 
     def raw_get_scores():
         top = []

@@ -127,6 +127,14 @@ class BM25Linker(Linker):
             self._retriever.index(tokens, show_progress=False)
         return self
 
+    def query_tokens(self, queries: Sequence[str]) -> list[list[str]]:
+        """The tokens each query is searched with: the index's tokenizer, the claims' frame words left out
+        (``drop_frame``); a query made only of frame words keeps them, since dropping them would leave it unlinked."""
+        tokens = self._tokenizer(queries)
+        if self._frame:
+            tokens = [[t for t in q if t not in self._frame] or q for q in tokens]
+        return tokens
+
     def _search(self, queries: Sequence[str], k: int) -> list[list[tuple[int, float]]]:
         """Exact BM25 scores of every passage (bm25s ``get_scores_from_ids``; query terms the index has
         never seen are left out, as Lucene does), best first, equal scores toward the lower record id as
@@ -136,9 +144,7 @@ class BM25Linker(Linker):
         form; a scipy sparse product was 2x slower on 10k records, whose common terms touch nearly every
         record); the hits of a block of queries are then taken in one pass over the block
         (:func:`top_hits_rows`), not one Python call per query."""
-        tokens = self._tokenizer(queries)
-        if self._frame:  # a query made only of frame words keeps them: dropping them would leave it unlinked
-            tokens = [[t for t in q if t not in self._frame] or q for q in tokens]
+        tokens = self.query_tokens(queries)
         out: list[list[tuple[int, float]]] = [[] for _ in queries]
         if self._retriever is None:
             return out
