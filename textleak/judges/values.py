@@ -51,6 +51,7 @@ from typing import Sequence
 import regex
 
 from textleak.text import extract_numbers, rouge_tokens, split_sentences
+from textleak.text.clock import CLOCK, clock
 from textleak.text.coarse import coarser_written, specific_values
 from textleak.text.dates import CalendarDate, find_dates, same_date
 from textleak.text.quantities import Quantity, bare_amounts, find_quantities, same_quantity
@@ -83,7 +84,6 @@ _CAPITALISED = regex.compile(r"(?<![\w'])(\p{Lu}[\p{L}'\-]*\p{Ll}[\p{L}'\-]*(?:\
 # a figure of three significant digits or more ("port 8081", "£1,150", "7.12"): weak, counted beside a claim word
 _FIGURE = re.compile(r"(?<![\w.,/:-])(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d{3,}(?:\.\d+)?|\d+\.\d{1,}(?<=\d\.\d\d|\d\d\.\d)\d*)(?![\w,/:-]|\.\d)")
 # a clock time ("03:12", "7:40 pm"), compared as 24-hour hh:mm
-_TIME = re.compile(r"(?<![\w:.])(\d{1,2}):(\d{2})(?::\d{2})?\s*([ap]\.?m\.?)?(?![\w:])", re.IGNORECASE)
 _ACRONYM = re.compile(r"^[A-Z]{2,4}s?$")
 _LONG_NUMBER = re.compile(r"(?<![\w.])\+?\(?\d[\d\s().-]{5,}\d(?![\w])")
 _TOKEN = re.compile(r"[^\W_]+")  # letters and digits of any script
@@ -175,7 +175,7 @@ def claim_values(claim: str) -> tuple[Value, ...]:
     for m in _LONG_NUMBER.finditer(claim):
         if sum(c.isdigit() for c in m.group(0)) >= 7:
             add(m.start(), m.end(), Value(m.group(0).strip(), "number", True))
-    for m in _TIME.finditer(claim):
+    for m in CLOCK.finditer(claim):
         if int(m.group(1)) <= 23:
             add(m.start(), m.end(), Value(m.group(0), "time", False))
     for m in _FIGURE.finditer(claim):
@@ -241,7 +241,7 @@ def _sentences(document: str) -> tuple[_Sentence, ...]:
         digits = frozenset(re.sub(r"\D", "", m.group(0)) for m in _LONG_NUMBER.finditer(s))
         tokens = _tokens(s)
         out.append(_Sentence(tokens, frozenset(rouge_tokens(s)), find_quantities(s), find_dates(s), frozenset(extract_numbers(s)),
-                             frozenset(_clock(m) for m in _TIME.finditer(s)), "".join(tokens), digits,
+                             frozenset(clock(m) for m in CLOCK.finditer(s)), "".join(tokens), digits,
                              bool(_NEGATION.search(s)), _amounts(s)))
     return tuple(out)
 
@@ -251,15 +251,6 @@ def _amounts(sentence: str) -> frozenset[float]:
     money may be written without its currency ("emi 11200", "rent 28.5k")."""
     plain = {float(n) for n in extract_numbers(sentence) if re.fullmatch(r"\d+(?:\.\d+)?", n)}
     return frozenset(a for a in plain | set(bare_amounts(sentence)) if a >= 100)
-
-
-def _clock(m: re.Match) -> str:
-    hour, minute, half = int(m.group(1)), m.group(2), (m.group(3) or "").lower().replace(".", "")
-    if half == "pm" and hour < 12:
-        hour += 12
-    elif half == "am" and hour == 12:
-        hour = 0
-    return f"{hour:02d}:{minute}"
 
 
 def _contains(haystack: tuple[str, ...], needle: tuple[str, ...]) -> bool:
@@ -300,7 +291,7 @@ def _found_in(value: Value, sentence: _Sentence) -> bool:
     if value.date is not None:
         return any(same_date(value.date, d) for d in sentence.dates)
     if value.kind == "time":
-        return any(_clock(m) in sentence.times for m in _TIME.finditer(value.text))
+        return any(clock(m) in sentence.times for m in CLOCK.finditer(value.text))
     if value.kind == "name" and len(value.tokens) > 1 and "".join(value.tokens) in sentence.joined:
         return True  # "Fenwick Bio" in "priya.r@fenwickbio.com"
     if value.kind == "figure":
@@ -425,18 +416,19 @@ def _coarser_verdict(claim: str, document: str) -> ValueVerdict:
 def reader_view(document: str, claims: Sequence[str]) -> str:
     """The document as a reader reads it against these claims: typos repaired toward the claims' words
     (:func:`textleak.text.typos.repair_typos`), quantities written in the claims' units
-    (:func:`textleak.text.quantities.rewrite_units`), clock times and dates as the claims write them (:mod:`textleak.text.dates`). All only bring the text closer to the claims."""
+    (:func:`textleak.text.quantities.rewrite_units`), and clock times and dates as the claims write them
+    (:mod:`textleak.text.clock`, :mod:`textleak.text.dates`). All only bring the text closer to the claims."""
     from textleak.text.quantities import quantities_of, rewrite_units
     from textleak.text.typos import repair_typos
 
     words = {w for c in claims for w in re.findall(r"[A-Za-z]+", c)}
     text = rewrite_units(repair_typos(document, words), quantities_of(claims))
-    claim_times = [m for c in claims for m in _TIME.finditer(c)]
+    claim_times = [m for c in claims for m in CLOCK.finditer(c)]
     if claim_times:  # clock times as the claims write them ("19:40" -> "7:40 pm"), where they write it one way
         forms: dict[str, set[str]] = {}
         for m in claim_times:
-            forms.setdefault(_clock(m), set()).add(m.group(0)[:-1] if (m.group(3) or "").lower() in ("am.", "pm.") else m.group(0))
-        text = _TIME.sub(lambda m: next(iter(forms[_clock(m)])) if len(forms.get(_clock(m), ())) == 1 else m.group(0), text)
+            forms.setdefault(clock(m), set()).add(m.group(0)[:-1] if (m.group(3) or "").lower() in ("am.", "pm.") else m.group(0))
+        text = CLOCK.sub(lambda m: next(iter(forms[clock(m)])) if len(forms.get(clock(m), ())) == 1 else m.group(0), text)
     claim_dates = [d for c in claims for d in find_dates(c)]
     if not claim_dates:
         return text

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from textleak.text.clock import CLOCK, hour24
 from textleak.text.dates import find_dates
 
 # a version or an address: three or more dotted parts ("20.11.1", "10.42.7.19"), or two after a product's name or a
@@ -23,7 +24,6 @@ _MONTH_WORDS.update({m[:3]: i for m, i in list(_MONTH_WORDS.items()) if m != "ma
 _MONTH_WORDS["sept"] = 9
 _MONTH = re.compile(r"\b(" + "|".join(sorted(_MONTH_WORDS, key=len, reverse=True)) + r")\b\.?(?:\s+(\d{4}))?", re.IGNORECASE)
 _NOT_NAMES = frozenset("the a an this that these those it its he she his her they their i my we our you your".split())
-_CLOCK = re.compile(r"(?<![\w:.])(\d{1,2}):(\d{2})(?::\d{2})?\s*([ap]\.?m\.?)?(?![\w:])", re.IGNORECASE)
 _HOUR = re.compile(r"(?<![\w:.])(\d{1,2})\s*(?:([ap])\.?m\.?|o['’]clock)(?![\w])", re.IGNORECASE)
 
 
@@ -52,19 +52,11 @@ def specific_values(claim: str) -> tuple[Specific, ...]:
     for d in find_dates(claim):
         for year, month, day in d.readings:
             out.append(Specific(d.text, "date", (year or 0, month, day)))
-    for m in _CLOCK.finditer(claim):
+    for m in CLOCK.finditer(claim):
         hour, half = int(m.group(1)), (m.group(3) or "").lower()[:1]
         if hour <= 23:
-            out.append(Specific(m.group(0), "time", (_hour24(hour, half),)))
+            out.append(Specific(m.group(0), "time", (hour24(hour, half),)))
     return tuple(out)
-
-
-def _hour24(hour: int, half: str) -> int:
-    if half == "p" and hour < 12:
-        return hour + 12
-    if half == "a" and hour == 12:
-        return 0
-    return hour
 
 
 def coarser_written(value: Specific, sentence: str) -> bool:
@@ -113,11 +105,11 @@ def _coarser_date(value: Specific, sentence: str) -> bool:
 
 
 def _coarser_time(value: Specific, sentence: str) -> bool:
-    if _CLOCK.search(sentence):
+    if CLOCK.search(sentence):
         return False  # a clock time written in full: the same or another, not a coarser form
     hour = value.parts[0]
     for m in _HOUR.finditer(sentence):
         h, half = int(m.group(1)), (m.group(2) or "").lower()
-        if h <= 23 and (_hour24(h, half) == hour if half else h % 12 == hour % 12):
+        if h <= 23 and (hour24(h, half) == hour if half else h % 12 == hour % 12):
             return True
     return False

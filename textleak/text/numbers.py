@@ -40,4 +40,3 @@ def extract_numbers(text: str, count_word_one: bool = True) -> set[str]:
         else:
             found.add(str(_TENS[tens.lower()] + (_UNITS[unit.lower()] if unit else 0)))
     return found
-
