@@ -47,3 +47,13 @@ def test_specific_values_take_versions_after_a_product_name_not_measurements():
     assert [(v.text, v.name) for v in specific_values("The user's local Node.js version is 20.11.1.")] == [("20.11.1", "Node")]
     assert [v.text for v in specific_values("The release version is v2.4.0.")] == ["v2.4.0"]
     assert specific_values("Her temperature is 38.5°C.") == ()
+
+
+def test_a_digit_run_too_long_for_int_is_no_value_and_no_crash():
+    # int() refuses strings of more than 4,300 digits: an adversarial released text must not stop the judge
+    from textleak.text.quantities import find_quantities
+
+    long = "9" * 5000
+    assert value_verdict("The server runs Node.js 20.11.1.", f"Node {long}.1 runs here").cap == 3
+    assert value_verdict(f"The build is 1.2.{long}.", "build 1.2 today").cap == 3
+    assert find_quantities(f"lag {long}m40s") == ()

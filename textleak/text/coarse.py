@@ -12,17 +12,14 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from textleak.text.clock import CLOCK, hour24
-from textleak.text.dates import find_dates
+from textleak.text.dates import MONTH_NUMBERS, find_dates
 
+# digit runs are bounded (a part of more than 9 digits is no version, and int() refuses 4,300 digits)
 # a version or an address: three or more dotted parts ("20.11.1", "10.42.7.19"), or two after a product's name or a
 # "v" ("Python 3.11", "Ubuntu 22.04", "v2.4"); a decimal such as "6.1" or "38.5" after "is" is a measurement, not one
-_DOTTED = re.compile(r"(?<![\w.])(?:(?P<name>[A-Za-z][\w.+-]*)\s+)?(?P<v>v)?(?P<num>\d+(?:\.\d+){1,3})(?![\w]|\.\d)")
-_PREFIX = re.compile(r"(?<![\w.])v?(?P<num>\d+(?:\.\d+)*)(?P<wild>(?:\.[xX*])+)?(?P<net>/\d{1,2})?(?![\w]|\.\d)")
-_MONTH_WORDS = {m: i + 1 for i, m in enumerate("january february march april may june july august september october november "
-                                                "december".split())}
-_MONTH_WORDS.update({m[:3]: i for m, i in list(_MONTH_WORDS.items()) if m != "may"})
-_MONTH_WORDS["sept"] = 9
-_MONTH = re.compile(r"\b(" + "|".join(sorted(_MONTH_WORDS, key=len, reverse=True)) + r")\b\.?(?:\s+(\d{4}))?", re.IGNORECASE)
+_DOTTED = re.compile(r"(?<![\w.])(?:(?P<name>[A-Za-z][\w.+-]*)\s+)?(?P<v>v)?(?P<num>\d{1,9}(?:\.\d{1,9}){1,3})(?![\w]|\.\d)")
+_PREFIX = re.compile(r"(?<![\w.])v?(?P<num>\d{1,9}(?:\.\d{1,9})*)(?P<wild>(?:\.[xX*])+)?(?P<net>/\d{1,2})?(?![\w]|\.\d)")
+_MONTH = re.compile(r"\b(" + "|".join(sorted(MONTH_NUMBERS, key=len, reverse=True)) + r")\b\.?(?:\s+(\d{4}))?", re.IGNORECASE)
 _NOT_NAMES = frozenset("the a an this that these those it its he she his her they their i my we our you your".split())
 _HOUR = re.compile(r"(?<![\w:.])(\d{1,2})\s*(?:([ap])\.?m\.?|o['’]clock)(?![\w])", re.IGNORECASE)
 
@@ -45,7 +42,7 @@ def specific_values(claim: str) -> tuple[Specific, ...]:
     for m in _DOTTED.finditer(claim):
         parts = tuple(int(p) for p in m.group("num").split("."))
         name = m.group("name") or ""
-        if len(parts) >= 3 or m.group("v") or (name[:1].isupper() and name.lower() not in _MONTH_WORDS):
+        if len(parts) >= 3 or m.group("v") or (name[:1].isupper() and name.lower() not in MONTH_NUMBERS):
             # the product's name: the last capitalised word before the number ("Node" in "Node.js version is 20.11.1")
             named = [w for w in re.findall(r"\b([A-Z][A-Za-z]*)[\w.+-]*", claim[: m.start("num")]) if w.lower() not in _NOT_NAMES]
             out.append(Specific((m.group("v") or "") + m.group("num"), "version", parts, named[-1] if named else ""))
@@ -99,7 +96,7 @@ def _coarser_date(value: Specific, sentence: str) -> bool:
         word = m.group(1)
         if word.lower() in ("may", "march") and not word[0].isupper():
             continue  # the verbs
-        if _MONTH_WORDS[word.lower()] == month and (not m.group(2) or not year or int(m.group(2)) == year):
+        if MONTH_NUMBERS[word.lower()] == month and (not m.group(2) or not year or int(m.group(2)) == year):
             return True
     return False
 

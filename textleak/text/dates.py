@@ -13,6 +13,8 @@ from functools import lru_cache
 _MONTHS = {m: i + 1 for i, m in enumerate("january february march april may june july august september october november december".split())}
 _MONTHS.update({m[:3]: i for m, i in list(_MONTHS.items())})
 _MONTHS["sept"] = 9
+#: month names and their three-letter forms -> month number (also read by :mod:`textleak.text.coarse`)
+MONTH_NUMBERS = _MONTHS
 _MONTH = r"(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)\.?"
 _DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
 _YEAR = r"(\d{4}|'\d{2})"

@@ -76,8 +76,8 @@ _unit_names = sorted((u for u in _UNITS if u not in ("'", '"', "\u2032", "\u2033
 _UNIT_RE = "|".join(re.escape(u) for u in _unit_names)
 # a time span in several units, largest first, as logs and people write it: "5m40s", "2h30m", "1h 20min", "2d3h"
 _SPAN_UNIT = r"days?|d|hours?|hrs?|h|minutes?|mins?|m|seconds?|secs?|s"
-_COMPOUND_SPAN = re.compile(rf"(?<![\w.])(?:\d+\s?(?:{_SPAN_UNIT})\s?){{1,3}}\d+\s?(?:{_SPAN_UNIT})(?![\w])", re.IGNORECASE)
-_SPAN_PART = re.compile(rf"(\d+)\s?({_SPAN_UNIT})", re.IGNORECASE)
+_COMPOUND_SPAN = re.compile(rf"(?<![\w.])(?:\d{{1,9}}\s?(?:{_SPAN_UNIT})\s?){{1,3}}\d{{1,9}}\s?(?:{_SPAN_UNIT})(?![\w])", re.IGNORECASE)
+_SPAN_PART = re.compile(rf"(\d{{1,9}})\s?({_SPAN_UNIT})", re.IGNORECASE)
 _SPAN_DAYS = {"d": 1.0, "h": 1 / 24, "m": 1 / 1440, "s": 1 / 86400}
 # 5'10", 5 ft 10 in, 5 feet 10 inches
 _FEET_INCHES = re.compile(rf"(?<![\w.])(\d+)\s*(?:'|\u2032|ft\.?|feet|foot)\s*(\d+(?:\.\d+)?)\s*(?:\"|\u2033|''|in\.?|inch(?:es)?)?(?![\w])", re.IGNORECASE)
