@@ -25,3 +25,23 @@ def test_a_clause_without_a_first_person_is_returned_as_is():
 
 def test_the_writer_for_pasted_text():
     assert user_voice("I have attached my resume.", "the writer") == "the writer has attached their resume."
+
+
+def test_a_question_makes_its_auxiliary_agree_and_leaves_the_verb_bare():
+    # before: "What do the user need", "Can the user gets", "Am the user eligibles"
+    assert user_voice("What do I need to bring?") == "What does the user need to bring?"
+    assert user_voice("Can I get a refund?") == "Can the user get a refund?"
+    assert user_voice("Am I eligible for the visa?") == "Is the user eligible for the visa?"
+    assert user_voice("Have I been charged twice?") == "Has the user been charged twice?"
+    assert user_voice("Why did I get this error?") == "Why did the user get this error?"
+
+
+def test_a_plural_subject_keeps_its_verb_and_joined_clauses_still_agree():
+    assert user_voice("My wife and I are celebrating our anniversary.") == "the user's wife and the user are celebrating their anniversary."
+    assert user_voice("I and my brother were there.") == "the user and their brother were there."
+    assert user_voice("It is from 2023 and I want more") == "It is from 2023 and the user wants more"
+
+
+def test_a_verb_before_punctuation_agrees_and_cannot_stays():
+    assert user_voice("Could you tell me if I qualify?") == "Could you tell the user if the user qualifies?"
+    assert user_voice("I cannot come.") == "the user cannot come."

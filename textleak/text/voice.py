@@ -22,6 +22,12 @@ was were had did said went came took made got gave saw knew thought felt told le
 spent built paid met heard held ran wrote lost put set sat stood understood won taught caught became fell forgot grew
 drove ate slept woke spoke chose broke wore threw flew drew read let cut hit hurt quit shut meant led fed fought sold
 """.split())
+#: an auxiliary before "I" asks a question ("What do I need", "Can I get"): it agrees with "the user"
+#: instead of the verb after it ("What does the user need", "Can the user get")
+_INVERTED = {"do": "does", "am": "is", "are": "is", "have": "has", "were": "was", **{m: m for m in _MODALS},
+             **{w: w for w in "does did was is has had".split()}}
+#: words after "I" that are not its verb ("I and my brother", "I too")
+_NOT_VERBS = frozenset("and or nor but too also as than cannot".split())
 #: adverbs between "I" and its verb ("I really want")
 _ADVERB = re.compile(r"^(?:also|then|now|currently|recently|never|often|still|later|first|again|already|usually|always|"
                      r"sometimes|just|only|even|really|actually|finally|truly|\w{3,}ly)$", re.IGNORECASE)
@@ -54,9 +60,9 @@ def quote_mask(text: str) -> list[bool]:
 def _third_singular(verb: str) -> str:
     """"want" -> "wants", "am" -> "is"; modals, past forms and words that are not verbs stay."""
     low = verb.lower()
-    if low in _MODALS or low in _IRREGULAR_PAST or low.endswith("ed") or not low.isalpha():
+    if low in _MODALS or low in _NOT_VERBS or low in _IRREGULAR_PAST or low.endswith("ed") or not low.isalpha():
         return verb
-    special = {"am": "is", "have": "has", "do": "does", "go": "goes", "was": "was", "'m": "is"}
+    special = {"am": "is", "are": "is", "were": "was", "have": "has", "do": "does", "go": "goes", "was": "was", "'m": "is"}
     if low in special:
         return special[low]
     if low.endswith(("s", "sh", "ch", "x", "z", "o")):
@@ -92,7 +98,7 @@ def user_voice(clause: str, who: str = "the user") -> str:
             continue
         lead, word, trail = m.groups()
         low = word.lower()
-        if conj_next and not trail:
+        if conj_next and re.fullmatch(r"[.,;:!?)]*", trail):
             # the verb after "I" (adverbs kept): "I really want" -> "the user really wants"
             if _ADVERB.match(low) and k + 1 < len(tokens):
                 out.append(tok)
@@ -108,7 +114,13 @@ def user_voice(clause: str, who: str = "the user") -> str:
             out.append(lead + who + trail)
             named = True
             nxt = tokens[k + 1][1] if k + 1 < len(tokens) else ""
-            conj_next = not trail and nxt[:1].islower()
+            before = re.sub(r"[^a-z]", "", out[-2].lower()) if len(out) > 1 and out[-2][-1:].isalpha() else ""
+            if before in _INVERTED:  # a question: the auxiliary agrees, the verb after "I" stays bare
+                aux = _INVERTED[before]
+                out[-2] = out[-2][: len(out[-2]) - len(before)] + (aux if out[-2][-len(before):].islower() else aux.capitalize())
+            # "my wife and I are": a plural subject, its verb stays as written ("... and I want" joins two clauses)
+            plural = before in ("and", "or", "nor") and nxt.lower().rstrip(".,;:!?") in ("are", "were")
+            conj_next = not trail and nxt[:1].islower() and before not in _INVERTED and not plural
         elif low in ("my", "our"):
             out.append(lead + ("their" if named else who + "'s") + trail)
             named = True
