@@ -45,3 +45,12 @@ def test_a_leak_cost_only_moves_ratings_and_scores_toward_leakage():
         moved += b.score < a.score - 1e-6
     assert moved >= 1  # a claim the model calls at all unsupported scores lower
     assert np.mean([b.score for b in costly]) < np.mean([a.score for a in plain])
+
+
+def test_weigh_unsupported_reweighs_rows_as_one_distribution_each():
+    rows = np.array([[0.2, 0.2, 0.6], [0.1, 0.3, 0.6], [0.0, 0.0, 1.0]])
+    both = weigh_unsupported(rows, 2.0)
+    assert both.shape == rows.shape
+    for got, p in zip(both, rows):
+        assert got == pytest.approx(weigh_unsupported(p, 2.0))
+    assert weigh_unsupported(rows[:0], 2.0).shape == (0, 3)

@@ -100,14 +100,15 @@ def expected_score(p: Sequence[float]) -> float:
     return float(0.5 * p[1] + 1.0 * p[2])
 
 
-def weigh_unsupported(p: Sequence[float], leak_cost: float) -> np.ndarray:
-    """p with p(unsupported) divided by ``leak_cost`` and renormalised. Its most probable rating is the Bayes
-    choice when a mistake on a claim that is stated (rating 1 or 2) costs ``leak_cost`` times a mistake on
-    one that is not (seed 000: a false negative is worse than a false alarm); its expectation is the score
-    under a prior that holds unsupported claims ``leak_cost`` times less likely than the training pairs did."""
-    q = np.asarray(p, dtype=np.float64).copy()
-    q[2] /= leak_cost
-    return q / q.sum()
+def weigh_unsupported(p: Sequence[float] | np.ndarray, leak_cost: float) -> np.ndarray:
+    """p with p(unsupported) divided by ``leak_cost`` and renormalised (``p`` one distribution or rows of
+    them). Its most probable rating is the Bayes choice when a mistake on a claim that is stated (rating 1
+    or 2) costs ``leak_cost`` times a mistake on one that is not (seed 000: a false negative is worse than
+    a false alarm); its expectation is the score under a prior that holds unsupported claims ``leak_cost``
+    times less likely than the training pairs did."""
+    q = np.array(p, dtype=np.float64)
+    q[..., 2] /= leak_cost
+    return q / q.sum(axis=-1, keepdims=True)
 
 
 def most_probable(p: Sequence[float]) -> int:
@@ -689,7 +690,7 @@ class NLIJudge(Judge):
             probs = model.predict([(c, s) for _, _, c, s in jobs], batch_size=self.batch_size)
             best: dict[tuple[int, int], tuple[float, np.ndarray, str, int]] = {}
             if self.leak_cost != 1:
-                probs = np.stack([weigh_unsupported(p, self.leak_cost) for p in probs]) if len(probs) else probs
+                probs = weigh_unsupported(probs, self.leak_cost)
             for (i, j, claim, span), p in zip(jobs, probs):
                 cap = 1
                 if self.number_guard:
