@@ -33,11 +33,11 @@ REPO = Path(__file__).resolve().parent.parent
 RESULTS = REPO / "benchmarks" / "results"
 
 
-def run_once(data: Path, out: Path, cache: Path, sanitizers: str, threads: int) -> dict:
+def run_once(data: Path, out: Path, cache: Path, sanitizers: str, threads: int, device: str | None = None) -> dict:
     env = {**os.environ, "TEXTLEAK_CACHE_DIR": str(cache), "OMP_NUM_THREADS": str(threads), "MKL_NUM_THREADS": str(threads),
            "TOKENIZERS_PARALLELISM": "false", "HF_HUB_OFFLINE": "1", "HF_EVALUATE_OFFLINE": "1"}
     cmd = [sys.executable, "-m", "textleak", "evaluate", "--originals", str(data), "--sanitizer", sanitizers,
-           "--output", str(out), "--no-progress"]
+           "--output", str(out), "--no-progress"] + (["--device", device] if device else [])
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
