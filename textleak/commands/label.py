@@ -149,11 +149,19 @@ class Session:
         write_jsonl(self.run.labels_path, rows)
 
     def state(self) -> dict[str, Any]:
-        from textleak.leakage.labels import RUBRIC
+        from textleak.leakage.labels import RUBRIC, locate_span
+
+        def item(c: Any) -> dict[str, Any]:
+            # where the page marks the judge's best span in the released text (the span may be in the
+            # reader's form the judge read: then the released sentence closest to it, span_exact False)
+            at = locate_span(c.released, c.span)
+            # offsets in UTF-16 code units, as JavaScript indexes strings (an emoji is two)
+            js = [len(c.released[:k].encode("utf-16-le")) // 2 for k in at[:2]] if at else None
+            return {"key": c.key, "claim": c.claim, "released": c.released, "span": c.span, "record_id": c.record_id,
+                    "span_at": js, "span_exact": bool(at and at[2])}
 
         return {"sanitizer": self.run.name, "labels_file": str(self.run.labels_path), "rubric": {str(k): v for k, v in RUBRIC.items()},
-                "items": [{"key": c.key, "claim": c.claim, "released": c.released, "span": c.span, "record_id": c.record_id}
-                          for c in self.items],
+                "items": [item(c) for c in self.items],
                 "labels": {k: v for k, v in self.labels.items() if k in {c.key for c in self.items}}}
 
 
