@@ -56,3 +56,29 @@ def test_blocked_search_on_a_claim_index_takes_each_records_best_claim():
     passage = retriever.get_scores_from_ids(ids)
     assert hits == reference_hits(np.array([passage[:2].max(), 0.0, passage[2:].max()], dtype=np.float32), 3)
     assert [r for r, _ in hits] == [2, 0]
+
+
+@pytest.mark.parametrize("dense_share", [0.0, 0.3, 0.5, 2.0])
+@pytest.mark.parametrize("method", ["lucene", "bm25l"])
+def test_dense_rows_for_common_terms_give_bm25s_scores_bit_for_bit(dense_share, method):
+    """Common terms are added as dense rows, the rest by scatter: every passage's score is bm25s's own
+    float, summed in the query's term order (bm25l adds a score for absent terms: bm25s's path)."""
+    rng = np.random.default_rng(7)
+    words = [f"w{i}" for i in range(40)]
+    p = 1.0 / np.arange(1, 41)  # Zipf-like: a few words in most records, many rare
+    docs = [" ".join(rng.choice(words, size=int(rng.integers(1, 30)), p=p / p.sum())) for _ in range(300)]
+    linker = BM25Linker(method=method)
+    linker.dense_share = dense_share
+    linker.fit(docs)
+    n_dense = linker._dense.shape[0]
+    n_terms = int(np.count_nonzero(np.diff(linker._retriever.scores["indptr"])))  # bm25s adds an empty "" term
+    assert n_dense == {0.0: n_terms, 2.0: 0}.get(dense_share, n_dense) and (dense_share in (0.0, 2.0) or 0 < n_dense < n_terms)
+    queries = [" ".join(rng.choice(words, size=int(rng.integers(1, 12)))) for _ in range(60)]
+    retriever = linker._retriever
+    for query in queries:
+        ids = [retriever.vocab_dict[t] for t in linker.query_tokens([query])[0] if t in retriever.vocab_dict]
+        scores = np.zeros(len(docs), dtype=np.float32)
+        linker._add_scores(scores, ids)
+        assert np.array_equal(scores, retriever.get_scores_from_ids(ids))
+    assert linker._search(queries, 5) == [reference_hits(retriever.get_scores_from_ids(
+        [retriever.vocab_dict[t] for t in q if t in retriever.vocab_dict]), 5) for q in linker.query_tokens(queries)]
