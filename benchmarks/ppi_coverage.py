@@ -107,6 +107,16 @@ def judge_only_ci(f: np.ndarray, alpha: float) -> tuple[float, float]:
     return float(f.mean() - half), float(f.mean() + half)
 
 
+def plan_width(f: np.ndarray, rating: np.ndarray, n: int, alpha: float) -> dict:
+    """What ``textleak label --plan`` expects for ``n`` labels on this set (each pair a claim of its own
+    record), to set beside the width the label command's draw gave."""
+    from textleak.leakage.labels import JudgedClaim, plan
+
+    claims = [JudgedClaim(str(i), i, str(i), 0, "", int(r), float(s), 1.0 / f.size, None, None) for i, (s, r) in enumerate(zip(f, rating))]
+    (row,) = plan(claims, sizes=(n,), alpha=alpha)
+    return {"labels": row["labels"], "width_typical": row["width_typical"], "width_worst": row["width_worst"]}
+
+
 def simulate(f: np.ndarray, y: np.ndarray, rating: np.ndarray, n: int, draws: int, alpha: float, seed: int) -> dict:
     """``draws`` random labelled samples of size ``n``: coverage and error of PPI++, classical and judge-only."""
     from textleak.leakage.labels import allocate
@@ -144,7 +154,8 @@ def simulate(f: np.ndarray, y: np.ndarray, rating: np.ndarray, n: int, draws: in
     lo, hi = judge_only_ci(f, alpha)
     # the spread of (label - judge score) within a judge rating: what `textleak label --plan` assumes
     residual_sd = float(np.sqrt(sum((rating == s).mean() * np.var((y - f)[rating == s]) for s in np.unique(rating))))
-    out = {"truth": truth, "judge_mean": float(f.mean()), "n_claims": int(y.size), "residual_sd_within_rating": residual_sd, "methods": {}}
+    out = {"truth": truth, "judge_mean": float(f.mean()), "n_claims": int(y.size), "residual_sd_within_rating": residual_sd, "methods": {},
+           "plan": plan_width(f, rating, n, alpha)}
     for k, r in rows.items():
         if not r["cover"]:
             continue
@@ -171,6 +182,12 @@ def render(report: dict) -> str:
                          f"{m['mean_error']:+.4f} | {m['mean_abs_error']:.4f} | {m['mean_width']:.3f} |")
     lines += ["", "Spread of (label - judge score) within a judge rating (what `textleak label --plan` calls typical): " +
               ", ".join(f"{name} {s['residual_sd_within_rating']:.3f}" for name, s in report["sets"].items())]
+    if all("plan" in s for s in report["sets"].values()):
+        draw = "stratified ppi++ (label's draw)"
+        lines += ["", f"`textleak label --plan`'s expected width for {report['n']} labels (typical / worst case) against the mean width "
+                  "of the label command's draw: " + ", ".join(
+                      f"{name} {s['plan']['width_typical']:.3f} / {s['plan']['width_worst']:.3f} vs {s['methods'][draw]['mean_width']:.3f}"
+                      for name, s in report["sets"].items())]
     return "\n".join(lines) + "\n"
 
 
