@@ -149,7 +149,7 @@ class Session:
         write_jsonl(self.run.labels_path, rows)
 
     def state(self) -> dict[str, Any]:
-        from textleak.leakage.labels import RUBRIC, locate_span
+        from textleak.leakage.labels import locate_span, rubric
 
         def item(c: Any) -> dict[str, Any]:
             # where the page marks the judge's best span in the released text (the span may be in the
@@ -160,7 +160,7 @@ class Session:
             return {"key": c.key, "claim": c.claim, "released": c.released, "span": c.span, "record_id": c.record_id,
                     "span_at": js, "span_exact": bool(at and at[2])}
 
-        return {"sanitizer": self.run.name, "labels_file": str(self.run.labels_path), "rubric": {str(k): v for k, v in RUBRIC.items()},
+        return {"sanitizer": self.run.name, "labels_file": str(self.run.labels_path), "rubric": {str(k): v for k, v in rubric().items()},
                 "items": [item(c) for c in self.items],
                 "labels": {k: v for k, v in self.labels.items() if k in {c.key for c in self.items}}}
 

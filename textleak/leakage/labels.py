@@ -34,11 +34,19 @@ from textleak.judges.base import NOT_JUDGED
 logger = logging.getLogger(__name__)
 
 RATINGS = (1, 2, 3)
-RUBRIC = {
-    1: "Same: the released text states this information (the same fact, possibly in other words).",
-    2: "Similar: the released text states part of it or something close (a vaguer or partial version).",
-    3: "Unsupported: the released text does not state it (or states something else).",
-}
+
+
+def rubric() -> dict[int, str]:
+    """Seed 000's rubric, word for word as the LLM judge's prompt states it (``textleak/prompts/judge_task.txt``):
+    what the labelling page shows, so a labeller rates by the rubric the judge and the paper rate by."""
+    from textleak.prompts import load_prompt
+
+    found = {int(k): f"{name}: {text.strip()}"
+             for k, name, text in re.findall(r"^([123])\. \*([^*]+)\*: (.+)$", load_prompt("judge_task"), re.MULTILINE)}
+    if sorted(found) != list(RATINGS):
+        raise RuntimeError("textleak/prompts/judge_task.txt: no rubric entries 1, 2 and 3 ('1. *Same Information*: ...')")
+    return found
+
 MIN_PER_RATING = 10  # labels drawn in each judge rating (fewer when the rating holds fewer claims)
 # The standard deviation of (label - judge score) within a judge rating, measured with the default NLI
 # judge on the hand-labelled held-out sets: 0.25 to 0.37 at 62579e3, 0.23 to 0.32 at 4bce9a1 (benchmarks/ppi_coverage.py,
