@@ -225,6 +225,7 @@ def run_study(cfg: StudyConfig, resume: bool = True, progress: bool | None = Non
 
     progress = resolve_progress(progress)
     from textleak import sanitize
+    from textleak.sanitize.llm import STATUS_REFUSAL
     from textleak.cache import content_hash
     from textleak.leakage import evaluate_leakage
     from textleak.registry import sanitizers as sanitizer_registry
@@ -337,6 +338,9 @@ def run_study(cfg: StudyConfig, resume: bool = True, progress: bool | None = Non
             "n_scored_claims": summary.get("n_scored_claims"),
             "n_claims": summary.get("n_claims"),
             "n_unscored": summary.get("n_unscored"),
+            # refused answers (textleak.llm.refusals): the sanitizer's records (released unsanitized) and the pipeline's
+            "llm_refusals": {"sanitizer": sum(1 for r in san_rows if r.get("status") == STATUS_REFUSAL),
+                             **(summary.get("llm_refusals") or {})},
             **({"linkage": linkage} if linkage else {}),
         })
         drill[name] = [_drill_row(r, originals, released) for r in rec_rows]

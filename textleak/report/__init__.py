@@ -10,6 +10,7 @@ Study result schema (what :func:`textleak.study.run_study` produces)::
                "lexical_privacy": ..., "lexical_ci95": ..., "linkage_rate": float|None,
                "utility": float|None, "utility_ci95": [lo, hi]|None, "utility_name": str,
                "coherence": float|None, "unparsed_claims": int, "n_records": int,
+               "llm_refusals": {"sanitizer": int, "atomizer": int, "judge": int, "paraphraser": int} (optional),
                "linkage": {"first": float, "random": float, "last": float} (optional)}, ...],
      "dp_sweep": [{"epsilon": float|"inf", "semantic_privacy": ..., "lexical_privacy": ...,
                    "utility": ...}, ...] (optional),
@@ -151,7 +152,21 @@ def _summary_table(rows: list[dict[str, Any]]) -> str:
     notes = sorted({r["utility_note"] for r in rows if r.get("utility_note")})
     out += [f"<p class='note'>Utility not shown: {html.escape(n)}. A model that cannot answer from the unsanitized "
             "records gives every sanitizer the same number; use an instruction model (--llm).</p>" for n in notes]
+    out += [f"<p class='note refusals'>{html.escape(n)}</p>" for n in refusal_notes(rows)]
     return "".join(out)
+
+
+def refusal_notes(rows: list[dict[str, Any]]) -> list[str]:
+    """One line per row whose LLM components refused (``llm_refusals``: sanitizer, atomizer, judge, paraphraser
+    counts, textleak.llm.refusals); a refusal is never cached or used, so the figures stand, but a reader sees it."""
+    out = []
+    for r in rows:
+        counts = {k: v for k, v in (r.get("llm_refusals") or {}).items() if v}
+        if counts:
+            out.append(f"{r['sanitizer']}: the LLM refused " + ", ".join(f"{k} {v}" for k, v in counts.items())
+                       + " (never cached or used: sanitizer -> record released unsanitized, atomizer -> rule claims, "
+                       "judge -> unparsed, paraphraser -> verbatim claims)")
+    return out
 
 
 def _utility_cell(r: dict[str, Any]) -> str:
@@ -322,7 +337,7 @@ def write_report(result: dict[str, Any], out_dir: str | Path, drilldown_limit: i
     paths["json"] = write_json(out / "study.json", {k: v for k, v in result.items() if k != "records"})
     fields = ["sanitizer", "semantic_privacy", "semantic_ci95", "lexical_privacy", "lexical_ci95", "linkage_rate",
               "utility_name", "utility", "utility_ci95", "utility_note", "coherence", "unparsed_claims", "failed_records",
-              "n_records", "n_claims", "n_scored_claims", "n_unscored"]
+              "n_records", "n_claims", "n_scored_claims", "n_unscored", "llm_refusals"]
     paths["csv"] = write_private_text(out / "summary.csv", _csv(fields, [
         {k: (json.dumps(v) if isinstance(v, (list, dict)) else v) for k, v in row.items()} for row in result.get("rows", [])]))
     if result.get("dp_sweep"):
@@ -363,6 +378,7 @@ def summary_text(rows: list[dict[str, Any]]) -> str:
     lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)) for row in body]
     notes = sorted({r["utility_note"] for r in rows if r.get("utility_note")})
     lines += [f"utility not shown: {n}" for n in notes]
+    lines += refusal_notes(rows)
     return "\n".join(lines)
 
 

@@ -34,6 +34,7 @@ def page_row(row: Mapping[str, Any]) -> dict[str, Any]:
         "n_scored_claims": row.get("n_scored_claims"),
         "n_claims": row.get("n_claims"),
         "n_unscored": row.get("n_unscored"),
+        "llm_refusals": row.get("llm_refusals") or {},  # answers the LLM components declined (counted, never used)
         # semantic privacy corrected by hand labels (evaluate --labels), with the judge's agreement on them
         "labelled": row.get("labelled"),
     }
