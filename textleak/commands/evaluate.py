@@ -100,6 +100,19 @@ def sanitized_source_ids(args: argparse.Namespace, san: list[dict[str, Any]], id
             raise ValueError(f"{source} row {unknown} has id {src[unknown]!r}, which no original has")
     else:
         src = None
+    if args.alignment == "index":  # the engine's own errors would name its arguments, not the flags
+        if len(san) != len(original_texts):
+            raise ValueError(f"--alignment index pairs row i of {source} with original i, but it has {len(san)} records for "
+                             f"{len(original_texts)} originals. Give each sanitized record the id of its original (an 'id' "
+                             "column, --id-column or --source-id-column) and leave --alignment at auto: missing records then "
+                             "count as released unsanitized")
+        if src is not None and src != ids:
+            j = next(n for n, (a, b) in enumerate(zip(src, ids)) if a != b)
+            raise ValueError(f"--alignment index pairs rows by position, but row {j} of {source} carries the id {src[j]!r} of "
+                             f"another original (original {j} is {ids[j]!r}); leave --alignment at auto to pair rows by id")
+    if args.alignment == "ids" and src is None:
+        raise ValueError(f"--alignment ids needs the original id of each record of {source}: an 'id' column holding the "
+                         "originals' ids, --id-column or --source-id-column")
     if args.alignment == "none":
         if src is not None:
             raise ValueError(f"--alignment none is for synthetic data, but the rows of {source} carry the originals' ids: "

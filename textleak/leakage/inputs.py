@@ -113,6 +113,11 @@ def prepare_inputs(originals: Sequence[str], sanitized: Sequence[str | None], or
     sanitized_ids = check_ids(sanitized_ids, "sanitized ids", len(sanitized))
     check_record_sizes(originals, sanitized, ids, sanitized_ids, config.max_record_chars)
     mode = resolve_alignment(config.alignment, len(originals), len(sanitized), sanitized_ids)
+    if mode == "index" and sanitized_ids is not None and list(sanitized_ids) != ids:
+        # pairing by position while the ids say otherwise would judge each record against another's release
+        j = next(n for n, (a, b) in enumerate(zip(sanitized_ids, ids)) if a != b)
+        raise ValueError(f"alignment='index' pairs sanitized record i with original i, but sanitized_ids[{j}] is "
+                         f"{sanitized_ids[j]!r} and original {j} is {ids[j]!r}: pass alignment='ids' (or 'auto') to pair by id")
     if config.normalize:
         originals = [normalize_text(t) for t in originals]
         sanitized = [normalize_text(t) if t is not None else None for t in sanitized]
