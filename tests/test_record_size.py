@@ -81,3 +81,25 @@ def test_quantities_skip_money_inside_other_quantities_in_any_order():
 ])
 def test_sentence_boundaries_with_the_bounded_word_search(text, expected):
     assert [text[a:b] for a, b in sentence_spans(text)] == expected
+
+
+def test_a_sanitized_record_paired_by_position_is_named_by_its_originals_id():
+    """Before: "sanitized record 1 has ..." only, though the record's id was known (its original's, by position)."""
+    with pytest.raises(RecordTooLongError, match=r"sanitized record 1 \(the release of original id 'b'\)"):
+        evaluate_leakage(ORIGINALS, [ORIGINALS[0], "x " * 600], judge="lexical", max_record_chars=1000, original_ids=["a", "b"])
+
+
+def test_the_cli_names_the_file_the_record_and_the_limit_in_one_line(tmp_path, capsys):
+    """Before: the line named neither the file nor the record's id."""
+    import json
+
+    from textleak.cli import main
+
+    originals, sanitized = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    originals.write_text("".join(json.dumps({"id": i, "text": t}) + "\n" for i, t in zip("ab", ORIGINALS)))
+    sanitized.write_text("".join(json.dumps({"text": t}) + "\n" for t in [ORIGINALS[0], "x " * 600]))
+    code = main(["evaluate", "--originals", str(originals), "--sanitized", str(sanitized), "--judge", "lexical",
+                 "--max-record-chars", "1000", "--output", str(tmp_path / "out"), "--no-progress"])
+    (line,) = [l for l in capsys.readouterr().err.splitlines() if "error:" in l]
+    assert code == 2 and f"{sanitized}: sanitized record 1 (the release of original id 'b') has 1,200 characters" in line
+    assert "max_record_chars=1,000" in line

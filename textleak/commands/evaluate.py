@@ -189,6 +189,7 @@ def format_table(rows: list[dict[str, Any]]) -> str:
 def run(args: argparse.Namespace) -> int:
     from textleak.io import make_private_dir, read_records, write_json
     from textleak.leakage import LeakageConfig, evaluate_leakage
+    from textleak.leakage.limits import RecordTooLongError
 
     from textleak.progress import resolve_progress
 
@@ -217,12 +218,14 @@ def run(args: argparse.Namespace) -> int:
 
     # the sanitized sets to evaluate: (name, texts, source ids or None)
     runs: list[tuple[str, list[str | None], list[str] | None]] = []
+    sources: list[str] = []  # where each run's sanitized records come from, to name in an error
     if args.sanitized:
         # the column a sanitizer wrote: `textleak sanitize` adds 'sanitized' and keeps the original in 'text'
         column = args.sanitized_column or ["sanitized", args.text_column]
         san = read_records(args.sanitized, text_column=column, id_column=args.id_column, split=args.split, row_ids=False)
         src = sanitized_source_ids(args, san, ids if has_ids else None, texts)
         runs.append((Path(args.sanitized).stem, [r["text"] for r in san], src))
+        sources.append(args.sanitized)
     elif args.originals and not sanitizer_names:
         column = args.sanitized_column or "sanitized"
         if column not in originals[0]:
@@ -231,6 +234,7 @@ def run(args: argparse.Namespace) -> int:
         # the row names the file, as a --sanitized row does (its column only when it is not the usual one)
         label = Path(args.originals).stem + ("" if column == "sanitized" else f":{column}")
         runs.append((label, [r.get(column) for r in originals], None))
+        sources.append(f"{args.originals} (column {column!r})")
     optional = {"presidio"} if args.originals is None and not args.sanitizer else set()
     for name in sanitizer_names:
         t = time.perf_counter()
@@ -242,6 +246,7 @@ def run(args: argparse.Namespace) -> int:
             logger.warning("skipping the optional %s sanitizer in the demo: %s", name, err)
             continue
         runs.append((name, outputs, None))
+        sources.append(f"the output of sanitizer {name}")
         logger.info("sanitized %d records with %s in %.1fs", len(texts), name, time.perf_counter() - t)
 
     from textleak.config import from_args
@@ -250,9 +255,12 @@ def run(args: argparse.Namespace) -> int:
     out_dir = make_private_dir(args.output)
     rows = []
     drill: dict[str, list[dict[str, Any]]] = {}  # records for the --html page
-    for name, san_texts, src_ids in runs:
+    for (name, san_texts, src_ids), source in zip(runs, sources):
         # a failed or null sanitized record follows --missing: by default it counts as released unsanitized
-        report = evaluate_leakage(texts, san_texts, config, original_ids=ids, sanitized_ids=src_ids)
+        try:
+            report = evaluate_leakage(texts, san_texts, config, original_ids=ids, sanitized_ids=src_ids)
+        except RecordTooLongError as err:  # one line that also names the file
+            raise RecordTooLongError(f"{originals_source if err.what == 'original' else source}: {err}", err.what) from None
         if args.labels:
             from textleak.leakage.labels import attach_labels, read_labels
 

@@ -14,7 +14,12 @@ from typing import Sequence
 
 
 class RecordTooLongError(ValueError):
-    """A record is longer than ``max_record_chars``."""
+    """A record is longer than ``max_record_chars``; ``what`` says which side ("original" or "sanitized"), so a
+    caller that read the records from files can name the file."""
+
+    def __init__(self, message: str, what: str = ""):
+        super().__init__(message)
+        self.what = what
 
 
 def check_record_sizes(originals: Sequence[str], sanitized: Sequence[str | None], original_ids: Sequence[str],
@@ -26,9 +31,14 @@ def check_record_sizes(originals: Sequence[str], sanitized: Sequence[str | None]
     for what, texts, ids in (("original", originals, original_ids), ("sanitized", sanitized, sanitized_ids)):
         for i, text in enumerate(texts):
             if text is not None and len(text) > limit:
-                name = f"{what} record {i}" + (f" (id {ids[i]!r})" if ids is not None else "")
+                if ids is not None:
+                    name = f"{what} record {i} (id {ids[i]!r})"
+                elif what == "sanitized" and len(texts) == len(originals):  # paired by position: its original's id
+                    name = f"sanitized record {i} (the release of original id {original_ids[i]!r})"
+                else:
+                    name = f"{what} record {i}"
                 raise RecordTooLongError(
                     f"{name} has {len(text):,} characters, above max_record_chars={limit:,}: the judge and the lexical "
                     "baseline take time that grows with a record's length (benchmarks/bench_record_size.py). Check that "
                     "the record is what you meant to release (a sanitizer that looped?), split it, or raise "
-                    "max_record_chars (--max-record-chars on the command line; 0: no limit)")
+                    "max_record_chars (--max-record-chars on the command line; 0: no limit)", what)
