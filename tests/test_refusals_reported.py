@@ -65,3 +65,32 @@ def test_a_study_counts_its_sanitizer_refusals_on_every_report(tmp_path, monkeyp
     assert note in summary_text(result["rows"])
     assert note in (tmp_path / "study" / "report.html").read_text(encoding="utf-8")
     assert json.loads((tmp_path / "study" / "study.json").read_text())["rows"][0]["llm_refusals"]["sanitizer"] == 2
+
+
+def test_evaluate_counts_the_sanitizers_refusals_from_a_run_and_from_a_file(tmp_path, monkeypatch, capsys):
+    """Before: `textleak evaluate --sanitizer` and a `textleak sanitize` file with status 'refusal' counted the
+    refused records only as missing (released unsanitized), not as refusals."""
+    from textleak.cli import main
+    from textleak.registry import sanitizers
+    from textleak.sanitize.base import SanitizeResult, Sanitizer
+    from textleak.sanitize.llm import STATUS_REFUSAL
+
+    class RefusesOne(Sanitizer):
+        def sanitize_batch(self, texts, seeds):
+            return [SanitizeResult(None, STATUS_REFUSAL) if "nurse" in t else SanitizeResult("An adult.", "ok") for t in texts]
+
+    monkeypatch.setenv("TEXTLEAK_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setitem(sanitizers._items, "refuses_one", RefusesOne)
+    src = tmp_path / "a.jsonl"
+    src.write_text("".join(json.dumps({"id": f"r{i}", "text": t}) + "\n" for i, t in enumerate(ORIGINALS)))
+    options = ["--judge", "lexical", "--bootstrap", "0", "--no-progress", "--html"]
+    assert main(["evaluate", "--originals", str(src), "--sanitizer", "refuses_one", *options, "--output", str(tmp_path / "o1")]) == 0
+    assert main(["sanitize", "--sanitizer", "refuses_one", "--input", str(src), "--output", str(tmp_path / "b.jsonl")]) == 0
+    assert main(["evaluate", "--originals", str(src), "--sanitized", str(tmp_path / "b.jsonl"), *options,
+                 "--output", str(tmp_path / "o2")]) == 0
+    printed = capsys.readouterr().out
+    for out in ("o1", "o2"):
+        (row,) = json.loads((tmp_path / out / "report.json").read_text())["results"]
+        assert row["llm_refusals"]["sanitizer"] == 1 and row["n_missing"] == 1
+        assert "the LLM refused sanitizer 1" in (tmp_path / out / "report.html").read_text(encoding="utf-8")
+    assert printed.count("the LLM refused: sanitizer 1") == 2

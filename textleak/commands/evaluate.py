@@ -68,17 +68,21 @@ def _demo_sanitizers() -> list[str]:
 
 
 def sanitize_for_evaluation(name: str, texts: list[str], seed: int = 0, progress: bool = True, use_cache: bool = True,
-                            llm: str | None = None) -> list[str | None]:
-    """Run a registered sanitizer over the texts (``textleak.sanitize.run_sanitizer``); failed records
-    come back as None. ``llm`` reaches sanitizers that use one; one that needs corpus statistics
-    (SANTEXT) is fitted on ``texts``, the private corpus itself."""
+                            llm: str | None = None) -> tuple[list[str | None], int]:
+    """Run a registered sanitizer over the texts (``textleak.sanitize.run_sanitizer``): the outputs, failed
+    records as None, and how many of them the LLM refused (status ``refusal``, for the report). ``llm``
+    reaches sanitizers that use one; one that needs corpus statistics (SANTEXT) is fitted on ``texts``,
+    the private corpus itself."""
     from textleak.registry import sanitizers
     from textleak.sanitize import create_sanitizer, run_sanitizer
 
     sanitizer = create_sanitizer(name, llm=llm if getattr(sanitizers.get(name), "needs_llm", False) else None, seed=seed)
     if sanitizer.requires_fit:
         sanitizer.fit(texts)
-    return [r.text for r in run_sanitizer(sanitizer, texts, use_cache=use_cache, progress=progress)]
+    from textleak.sanitize.llm import STATUS_REFUSAL
+
+    results = run_sanitizer(sanitizer, texts, use_cache=use_cache, progress=progress)
+    return [r.text for r in results], sum(1 for r in results if r.status == STATUS_REFUSAL)
 
 
 def sanitized_source_ids(args: argparse.Namespace, san: list[dict[str, Any]], ids: list[str] | None,
@@ -219,6 +223,8 @@ def run(args: argparse.Namespace) -> int:
     # the sanitized sets to evaluate: (name, texts, source ids or None)
     runs: list[tuple[str, list[str | None], list[str] | None]] = []
     sources: list[str] = []  # where each run's sanitized records come from, to name in an error
+    refused: list[int] = []  # records each run's sanitizer refused (status 'refusal', as `textleak sanitize` writes)
+    from textleak.sanitize.llm import STATUS_REFUSAL
     if args.sanitized:
         # the column a sanitizer wrote: `textleak sanitize` adds 'sanitized' and keeps the original in 'text'
         column = args.sanitized_column or ["sanitized", args.text_column]
@@ -226,6 +232,7 @@ def run(args: argparse.Namespace) -> int:
         src = sanitized_source_ids(args, san, ids if has_ids else None, texts)
         runs.append((Path(args.sanitized).stem, [r["text"] for r in san], src))
         sources.append(args.sanitized)
+        refused.append(sum(1 for r in san if r.get("sanitize_status") == STATUS_REFUSAL))
     elif args.originals and not sanitizer_names:
         column = args.sanitized_column or "sanitized"
         if column not in originals[0]:
@@ -235,11 +242,13 @@ def run(args: argparse.Namespace) -> int:
         label = Path(args.originals).stem + ("" if column == "sanitized" else f":{column}")
         runs.append((label, [r.get(column) for r in originals], None))
         sources.append(f"{args.originals} (column {column!r})")
+        refused.append(sum(1 for r in originals if r.get("sanitize_status") == STATUS_REFUSAL))
     optional = {"presidio"} if args.originals is None and not args.sanitizer else set()
     for name in sanitizer_names:
         t = time.perf_counter()
         try:
-            outputs = sanitize_for_evaluation(name, texts, seed=args.seed, progress=progress, use_cache=use_cache, llm=args.llm)
+            outputs, n_refused = sanitize_for_evaluation(name, texts, seed=args.seed, progress=progress, use_cache=use_cache,
+                                                         llm=args.llm)
         except Exception as err:  # noqa: BLE001 - only the demo's optional sanitizers may be skipped
             if name not in optional:
                 raise
@@ -247,6 +256,7 @@ def run(args: argparse.Namespace) -> int:
             continue
         runs.append((name, outputs, None))
         sources.append(f"the output of sanitizer {name}")
+        refused.append(n_refused)
         logger.info("sanitized %d records with %s in %.1fs", len(texts), name, time.perf_counter() - t)
 
     from textleak.config import from_args
@@ -255,12 +265,13 @@ def run(args: argparse.Namespace) -> int:
     out_dir = make_private_dir(args.output)
     rows = []
     drill: dict[str, list[dict[str, Any]]] = {}  # records for the --html page
-    for (name, san_texts, src_ids), source in zip(runs, sources):
+    for (name, san_texts, src_ids), source, n_refused in zip(runs, sources, refused):
         # a failed or null sanitized record follows --missing: by default it counts as released unsanitized
         try:
             report = evaluate_leakage(texts, san_texts, config, original_ids=ids, sanitized_ids=src_ids)
         except RecordTooLongError as err:  # one line that also names the file
             raise RecordTooLongError(f"{originals_source if err.what == 'original' else source}: {err}", err.what) from None
+        report.llm_refusals = {"sanitizer": n_refused, **report.llm_refusals}  # its records count as released unsanitized
         if args.labels:
             from textleak.leakage.labels import attach_labels, read_labels
 
@@ -325,8 +336,8 @@ def run(args: argparse.Namespace) -> int:
             refusals = {k: v for k, v in (r.get("llm_refusals") or {}).items() if v}
             if refusals:
                 notes.append("the LLM refused: " + ", ".join(f"{k} {v}" for k, v in refusals.items())
-                             + " (refused answers are never cached or used: atomizer -> rule claims, judge -> unparsed, "
-                             "paraphraser -> verbatim claims)")
+                             + " (refused answers are never cached or used: sanitizer -> released unsanitized, atomizer -> "
+                             "rule claims, judge -> unparsed, paraphraser -> verbatim claims)")
             if notes:
                 print(f"note ({r['sanitizer']}): " + "; ".join(notes))
         print("privacy: 0 = every claim leaks, 1 = nothing leaks. "
