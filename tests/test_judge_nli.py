@@ -27,7 +27,7 @@ def rate_one(judge, claims, doc=DOC):
 
 def test_shipped_weights_are_small_and_described():
     size = (WEIGHTS_DIR / ADAPTER_FILE).stat().st_size
-    assert 0 < size < 2_000_000
+    assert 0 < size < 3_000_000  # fp16 LoRA factors, rank 32 (a soup of two rank-16 adapters), and the head
     manifest = json.loads((WEIGHTS_DIR / MANIFEST_FILE).read_text())
     assert {"seed", "data_sha256", "date", "hyper_parameters"} <= set(manifest)
     d = make_judge("nli").describe()
@@ -71,7 +71,7 @@ def test_easy_pairs(judge, claim, expected):
     assert r.rating == expected, (claim, r.detail)
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="known failure of the adapter shipped 2026-11-25 (docs/judges.md, known failure "
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason="known failure of the adapters shipped 2026-11-25 and 2026-11-27 (docs/judges.md, known failure "
                    "modes): a hand-labelled case whose releases swapped night shifts for day shifts was memorised as a "
                    "contradiction. Strict: when an adapter rates it right, make this a plain test")
 def test_a_plainly_stated_night_shift_is_not_a_contradiction(judge):
