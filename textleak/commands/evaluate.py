@@ -124,25 +124,25 @@ def sanitized_source_ids(args: argparse.Namespace, san: list[dict[str, Any]], id
                              "unsanitized)")
         released = [r["text"] for r in san if r["text"] is not None]
         if len(released) < sum(1 for t in original_texts if t.strip()):
-            from textleak.leakage.pairing import MIN_CONTAINMENT, text_pairing
+            from textleak.leakage.pairing import PAIRED, text_pairing
 
             pairing = text_pairing(original_texts, released)
             if pairing.one_to_one:
                 raise ValueError(
                     f"--alignment none is for synthetic data, but {pairing.paired} of the {len(released)} records of {source} "
-                    f"each share at least {MIN_CONTAINMENT:.0%} of their word bigrams with a distinct original: it is a "
+                    f"each {PAIRED}: it is a "
                     "sanitized set that lost records. Give each record the id of its original (an 'id' column, --id-column "
                     "or --source-id-column) and leave --alignment at auto: missing records then count as released unsanitized")
         return None
     if src is not None and src == ids:
         return None  # one row per original, in order: the plain index alignment
     if src is None and len(san) != len(original_texts):
-        from textleak.leakage.pairing import text_pairing
+        from textleak.leakage.pairing import PAIRED, text_pairing
 
         texts = [r["text"] for r in san if r["text"] is not None]
         pairing = text_pairing(original_texts, texts)
-        linked = (f" Its texts pair one-to-one with originals ({pairing.paired} of {len(texts)} share most of their wording "
-                  "with a distinct original): it is a sanitized set that lost rows.") if pairing.one_to_one else ""
+        linked = (f" Its texts pair one-to-one with originals ({pairing.paired} of {len(texts)} {PAIRED}): it is a "
+                  "sanitized set that lost rows.") if pairing.one_to_one else ""
         raise ValueError(
             f"{source} has {len(san)} records for {len(original_texts)} originals and no ids naming them, and row numbers are "
             "not ids (after "

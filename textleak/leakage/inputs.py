@@ -185,13 +185,13 @@ def _refuse_paired_unaligned(originals: list[str], pool: list[str]) -> None:
     n_orig = sum(1 for t in originals if t.strip())
     if len(pool) >= n_orig:
         return
-    from textleak.leakage.pairing import MIN_CONTAINMENT, text_pairing
+    from textleak.leakage.pairing import PAIRED, text_pairing
 
     pairing = text_pairing(originals, pool)
     if pairing.one_to_one:
         raise ValueError(
             f"alignment='none' is for synthetic data, but {pairing.paired} of the {len(pool)} released records each "
-            f"share at least {MIN_CONTAINMENT:.0%} of their word bigrams with a distinct original ({n_orig} originals): "
+            f"{PAIRED} ({n_orig} originals): "
             "this is a sanitized set that lost records. Say which original each came from (sanitized_ids; missing "
             "records then count as released unsanitized)")
 

@@ -21,6 +21,17 @@ postings of the shared bigrams. Records of fewer than two words never pair. Para
 (LLM rewrites) may keep too little wording to pair: for them the ids are the only proof. A synthetic
 set whose records are near copies of distinct originals (a memorising generator) pairs too, and is
 refused unaligned: pair each record with its source by id instead.
+
+Masking breaks bigrams: a record with every second word replaced by "[MASK]" keeps almost none of
+its original's bigrams (at most 0.15 on the MedQA sample), yet every word it kept is its original's.
+So a record also pairs by its *words* (:func:`_word_match`): when at least ``MIN_WORD_CONTAINMENT``
+of its distinct words are words of one original, at least ``MIN_DISTINCTIVE`` of them found in no
+other original (originals with the same words are one candidate, as above). Placeholders (``[MASK]``,
+``<PERSON>``, ``{NAME}``) are not words. A masked record keeps only its original's words, while a
+synthetic record, or one made from the same template with other values, brings words of its own:
+its other values, which is why records sharing a template do not pair (and the distinctive-word
+floor keeps a short record of common words from pairing with whichever original holds them all).
+A masked record too short to hold ``MIN_DISTINCTIVE`` words of its own does not pair.
 """
 
 from __future__ import annotations
@@ -31,9 +42,28 @@ from dataclasses import dataclass
 from typing import Sequence
 
 _WORD = re.compile(r"\w+")
-MIN_CONTAINMENT = 0.5
-MIN_RATIO = 2.0
-MIN_SHARE = 0.8
+_PLACEHOLDER = re.compile(r"\[[\w -]+\]|<[\w -]+>|\{[\w -]+\}")
+
+# The thresholds, in one place. Chosen on the MedQA sample, PUPA's first 200 queries and real synthetic
+# sets, and re-measured by ``benchmarks/pairing_calibration.py`` (its output: benchmarks/results/pairing_calibration.md).
+# Bigram test (the first three): see the module docstring for the figures it was set on.
+MIN_CONTAINMENT = 0.5  # share of a released record's bigrams its original holds
+MIN_RATIO = 2.0  # ... and at least this many times the runner-up's share
+MIN_SHARE = 0.8  # share of released records that must pair for the set to pair one-to-one
+# Word test (masked releases), placeholders left out of the words: a masked record holds only its original's
+# words (containment 1.0 for MedQA and PUPA with every 2nd, 3rd or 4th word "[MASK]"); 0.9 leaves room for a
+# few words a sanitizer adds. Records that did not come from an original stay below: with 2 or more words of
+# one original no other holds, template vignettes against other vignettes (textleak.data.vignettes, 8-200
+# against 4-200 others, two seeds) reach at most 0.82, DP synthetic MedQA (epsilon 3) 0.33, DP synthetic PUPA
+# (epsilon 3) 0.57. A non-private (epsilon inf) MedQA generator copies a few records verbatim: 9 of its 49
+# pair, far below MIN_SHARE. The distinctive-word floor: at 3, PUPA's short masked queries paired 70 and 78
+# of 100 (not refused); at 1 the vignettes reached 0.85, too close to 0.9.
+MIN_WORD_CONTAINMENT = 0.9  # share of a released record's distinct words that are words of its original
+MIN_DISTINCTIVE = 2  # ... of which at least this many are in no other original
+
+PAIRED = (f"keep the wording of a distinct original (at least {MIN_CONTAINMENT:.0%} of their word bigrams, or "
+          f"{MIN_WORD_CONTAINMENT:.0%} of their words with {MIN_DISTINCTIVE} or more that no other original has)")
+"""What a paired record does, for the refusals that name it: "N of the M released records each " + PAIRED."""
 
 
 @dataclass
@@ -56,21 +86,44 @@ def _grams(text: str) -> set[tuple[str, ...]]:
     return {tuple(words[i : i + 2]) for i in range(len(words) - 1)}
 
 
+def _words(text: str) -> set[str]:
+    """Distinct lower-cased words, placeholders (``[MASK]``, ``<PERSON>``, ``{NAME}``) left out: they are no wording."""
+    return set(_WORD.findall(_PLACEHOLDER.sub(" ", text).lower()))
+
+
+def _word_match(words: set[str], owner: dict[str, int], vocab: dict[int, set[str]]) -> int | None:
+    """The one original holding ``MIN_WORD_CONTAINMENT`` of ``words``, ``MIN_DISTINCTIVE`` of them its
+    own (``owner``: word -> the only original holding it), or None (none, or more than one)."""
+    own = Counter(owner[w] for w in words if w in owner)
+    found = [i for i, n in own.items() if n >= MIN_DISTINCTIVE and len(words & vocab[i]) >= MIN_WORD_CONTAINMENT * len(words)]
+    return found[0] if len(found) == 1 else None
+
+
 def text_pairing(originals: Sequence[str], released: Sequence[str], min_containment: float = MIN_CONTAINMENT) -> Pairing:
     """How many released records pair with a distinct original by their wording (module docstring)."""
     index: dict[tuple[str, ...], list[int]] = defaultdict(list)
     copies: dict[frozenset, list[int]] = defaultdict(list)  # identical originals: one candidate, its copies in order
+    same_words: dict[frozenset, list[int]] = defaultdict(list)  # the word test's candidates: originals with the same words
     for i, text in enumerate(originals):
         grams = frozenset(_grams(text))
         copies[grams].append(i)
         if len(copies[grams]) == 1:
             for g in grams:
                 index[g].append(i)
+        same_words[frozenset(_words(text))].append(i)
     first = {group[0]: group for group in copies.values()}
-    best: dict[int, int] = {}
+    word_groups = {group[0]: group for group in same_words.values()}
+    vocab = {group[0]: set(words) for words, group in same_words.items()}
+    holders = Counter(w for words in same_words for w in words)
+    owner = {w: group[0] for words, group in same_words.items() for w in words if holders[w] == 1}
+    best: dict[int, list[int]] = {}  # released record -> the originals (copies) it pairs with
     for j, text in enumerate(released):
         grams = _grams(text)
         if not grams:
+            continue
+        by_words = _word_match(_words(text), owner, vocab)
+        if by_words is not None:
+            best[j] = word_groups[by_words]
             continue
         counts: Counter[int] = Counter()
         for g in grams:
@@ -79,12 +132,14 @@ def text_pairing(originals: Sequence[str], released: Sequence[str], min_containm
         runner_up = top[1][1] if len(top) > 1 else 0
         if not top or top[0][1] < min_containment * len(grams) or top[0][1] < MIN_RATIO * runner_up:
             continue
-        best[j] = top[0][0]
-    owners = Counter(best.values())
-    taken: Counter[int] = Counter()
+        best[j] = first[top[0][0]]
+    owners = Counter(tuple(group) for group in best.values())
+    used: set[int] = set()
     matches = {}
-    for j, i in best.items():
-        if owners[i] <= len(first[i]):  # each released record its own copy of the original
-            matches[j] = first[i][taken[i]]
-            taken[i] += 1
+    for j, group in best.items():
+        if owners[tuple(group)] <= len(group):  # each released record its own copy of the original
+            free = next((i for i in group if i not in used), None)
+            if free is not None:
+                matches[j] = free
+                used.add(free)
     return Pairing(len(released), len(matches), matches)
