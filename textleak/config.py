@@ -12,8 +12,9 @@ take repeatable ``KEY=VALUE`` flags; choices may be a callable, e.g. a registry'
 fields as keyword arguments (:func:`split_options`). Metadata keys: ``help``, ``choices``, ``flag``
 (the flag's name when not ``--<field-name>``), ``cli`` (False: no flag), ``metavar`` (default: the field's
 name in capitals, never a command's internal ``dest``), ``off_help`` (the help of a ``--no-...`` flag, which
-turns a default-on field off; default: "do not <help>") and ``deprecated_flags`` (old names, accepted with a
-warning and hidden from ``--help``).
+turns a default-on field off; default: "do not <help>"), ``cli_help`` (the flag's help where ``help`` names API
+arguments a command-line user does not have, e.g. ``sanitized_ids``: ``help`` stays the API's) and
+``deprecated_flags`` (old names, accepted with a warning and hidden from ``--help``).
 """
 
 from __future__ import annotations
@@ -91,7 +92,7 @@ def add_arguments(parser: "argparse.ArgumentParser | argparse._ArgumentGroup", c
         default = f.default if f.default is not dataclasses.MISSING else (
             f.default_factory() if f.default_factory is not dataclasses.MISSING else None)  # type: ignore[misc]
         unset = argparse.SUPPRESS if suppress_defaults else None
-        help_text = f.metadata.get("help", "").replace("%", "%%")  # argparse formats help with %
+        help_text = (f.metadata.get("cli_help") or f.metadata.get("help", "")).replace("%", "%%")  # argparse formats help with %
         tp = _field_type(cls, f)
         flag = flags.get(f.name) or _flag(f)
         metavar = f.metadata.get("metavar") or (None if field_choices(f) is not None else f.name.upper())

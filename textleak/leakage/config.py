@@ -48,11 +48,21 @@ class LeakageConfig:
         "help": "how sanitized records map to originals: index (sanitized[i] came from original i), ids (sanitized_ids "
                 "name the original of each), none (synthetic data: no linkage rate; refused for a set whose records carry ids or pair one-to-one "
                 "with originals by wording), auto (ids when given, else index when the sizes match, else an error: "
-                "never unaligned unless asked)", "choices": ("auto", "index", "ids", "none")})
+                "never unaligned unless asked)",
+        "cli_help": "how sanitized records map to originals: index (row i of --sanitized came from original i), ids (each "
+                    "sanitized record names its original's id: an 'id' column, --id-column or --source-id-column), none "
+                    "(synthetic data: no linkage rate; refused for a set whose records carry ids or pair one-to-one with "
+                    "originals by wording), auto (ids when the sanitized records carry them, else index when the counts "
+                    "match, else an error: never unaligned unless asked)",
+        "choices": ("auto", "index", "ids", "none")})
     missing: str = field(default="original", metadata={
         "help": "an original whose sanitized record is missing (None, or no sanitized record names its id): original "
                 "(it counts as released unsanitized: a failed sanitization is never privacy; counted and warned) or "
-                "error", "choices": ("original", "error")})
+                "error",
+        "cli_help": "an original whose sanitized record is missing (its text is null, or no sanitized record names its id): "
+                    "original (it counts as released unsanitized: a failed sanitization is never privacy; counted and "
+                    "warned) or error",
+        "choices": ("original", "error")})
     unlinked: str = field(default="score_empty", metadata={
         "help": "a record no sanitized record shares a term with: score_empty (its claims rate as unsupported) or skip "
                 "(left out of the privacy mean, the released code)", "choices": ("score_empty", "skip")})
