@@ -58,7 +58,9 @@ class LlamaServer:
 
     ``model``: "embedded" or a GGUF path. ``n_ctx``: context per request; ``logits_all``: needed for
     log-probs (it keeps an ``n_ctx x vocabulary`` float32 matrix: 2 GB for Gemma 3 at 2048);
-    ``n_threads``; ``api_key`` (the server then requires it); ``extra_args`` (more CLI flags);
+    ``n_threads``; ``api_key`` (the server then requires it; checked as the OpenAI client checks its key:
+    surrounding whitespace stripped, :class:`~textleak.llm.openai_compat.APIKeyError` for whitespace,
+    control or non-ASCII characters inside); ``extra_args`` (more CLI flags);
     ``log_path`` (the server's stdout/stderr; a temporary file by default); ``extra_buffers``
     (see :func:`textleak.llm.llamacpp.resolve_extra_buffers`).
     """
@@ -72,6 +74,10 @@ class LlamaServer:
         self.n_ctx = int(n_ctx)
         self.logits_all = bool(logits_all)
         self.n_threads = n_threads
+        if api_key is not None:  # malformed, it would fail the health check locally, retried until the timeout
+            from textleak.llm.openai_compat import check_api_key
+
+            api_key = check_api_key(api_key, source="LlamaServer(api_key=...)") or None
         self.api_key = api_key
         self.port = port
         self.chat_template = chat_template

@@ -75,15 +75,16 @@ class APIKeyError(ValueError):
     """The API key variable holds something that cannot be a key (the message never shows the key)."""
 
 
-def check_api_key(raw: str, variable: str) -> str:
+def check_api_key(raw: str, variable: str = "", *, source: str | None = None) -> str:
     """The key in ``raw`` without surrounding whitespace; :class:`APIKeyError` when what is left has
     whitespace, control or non-ASCII characters inside (it could not go into an HTTP header as it is,
-    and the HTTP library's error would print it)."""
+    and the HTTP library's error would print it). The error names where the key came from: the
+    environment ``variable``, or ``source`` (e.g. an argument) when given."""
     key = raw.strip()
     if key and (not key.isascii() or not key.isprintable() or any(c.isspace() for c in key)):
         what = "whitespace or control characters" if key.isascii() else "non-ASCII characters"
-        raise APIKeyError(f"${variable} holds an API key with {what} inside (e.g. a key file of two lines read with "
-                          f"$(cat ...)); set it to the key alone (surrounding whitespace is stripped)")
+        raise APIKeyError(f"{source or '$' + variable} holds an API key with {what} inside (e.g. a key file of two lines "
+                          f"read with $(cat ...)); set it to the key alone (surrounding whitespace is stripped)")
     return key
 
 
