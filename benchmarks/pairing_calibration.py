@@ -5,9 +5,9 @@
 
 ``alignment="none"`` is refused for a set whose records pair one-to-one with originals by their wording
 (issue 27). This prints, for each case, how many released records pair and whether the set is refused,
-with the bigram test alone (as before the word test) and with both tests, and the largest word
-containment among records that hold ``MIN_DISTINCTIVE`` words no other original has (the margin to
-``MIN_WORD_CONTAINMENT``). Cases that must pair: MedQA profiles (``../shared/data/medqa/sampled_50.jsonl``)
+with the bigram test alone (as before the word test) and with both tests, the largest share of a
+released record's words one original holds (against ``MIN_WORD_CONTAINMENT``) and, among records
+where it reaches that, the smallest margin to the runner-up (against ``MIN_WORD_MARGIN``). Cases that must pair: MedQA profiles (``../shared/data/medqa/sampled_50.jsonl``)
 and PUPA queries (``../shared/data/pupa/PUPA_TNB.csv``, the first 200, as table1.py) with every 2nd, 3rd
 or 4th word masked, half the rows kept. Cases that must not: real synthetic generations of
 ``benchmarks/synthesis_table2.py`` (``synthetic.jsonl`` files; left out when absent) against the records
@@ -40,37 +40,40 @@ def mask(text: str, k: int) -> str:
     return " ".join("[MASK]" if (i + 1) % k == 0 else w for i, w in enumerate(text.split(" ")))
 
 
-def max_word_containment(originals: list[str], released: list[str]) -> float:
-    """Largest share of a released record's words held by an original of which it holds MIN_DISTINCTIVE own words."""
-    from collections import Counter
+def word_shares(originals: list[str], released: list[str]) -> tuple[float, float | None]:
+    """(largest share of a record's words one original holds, smallest margin to the runner-up where that
+    share reaches MIN_WORD_CONTAINMENT), over released records of MIN_WORDS or more words; by brute force."""
+    from textleak.leakage.pairing import MIN_WORD_CONTAINMENT, MIN_WORDS, _words
 
-    from textleak.leakage.pairing import MIN_DISTINCTIVE, _words
-
-    vocab = [_words(t) for t in originals]
-    holders = Counter(w for v in {frozenset(v) for v in vocab} for w in v)
-    best = 0.0
+    vocab = list({frozenset(_words(t)) for t in originals})
+    top, margin = 0.0, None
     for text in released:
         words = _words(text)
-        for v in vocab:
-            if words and sum(1 for w in words & v if holders[w] == 1) >= MIN_DISTINCTIVE:
-                best = max(best, len(words & v) / len(words))
-    return best
+        if len(words) < MIN_WORDS:
+            continue
+        first, second = (sorted((len(words & v) / len(words) for v in vocab), reverse=True) + [0.0, 0.0])[:2]
+        top = max(top, first)
+        if first >= MIN_WORD_CONTAINMENT:
+            margin = first - second if margin is None else min(margin, first - second)
+    return top, margin
 
 
 def run_case(name: str, originals: list[str], released: list[str], must_pair: bool) -> dict:
     from textleak.leakage import pairing
 
     both = pairing.text_pairing(originals, released)
-    saved = pairing.MIN_WORD_CONTAINMENT
-    pairing.MIN_WORD_CONTAINMENT = float("inf")  # the bigram test alone
+    saved = pairing.MIN_WORDS
+    pairing.MIN_WORDS = float("inf")  # the bigram test alone
     try:
         bigram = pairing.text_pairing(originals, released)
     finally:
-        pairing.MIN_WORD_CONTAINMENT = saved
+        pairing.MIN_WORDS = saved
     row = {"case": name, "originals": len(originals), "released": len(released), "must_pair": must_pair,
            "paired_bigram_only": bigram.paired, "refused_bigram_only": bigram.one_to_one,
            "paired": both.paired, "refused": both.one_to_one,
-           "max_word_containment": round(max_word_containment(originals, released), 3)}
+           }
+    top, margin = word_shares(originals, released)
+    row.update(max_word_share=round(top, 3), min_margin=None if margin is None else round(margin, 3))
     row["right"] = row["refused"] == must_pair
     return row
 
@@ -107,15 +110,19 @@ def main(argv=None) -> int:
     def vignettes(start: int, stop: int, seed: int = 0) -> list[str]:
         return [medqa_record(r, i)["text"] for i, r in enumerate(generate_vignettes(stop, seed))][start:stop]
 
-    for n in (8, 48, 200):
+    for n in (8, 48, 200, 500):
+        for k in (2, 3):
+            rows.append(run_case(f"vignettes {n}, every {ORDINAL[k]} word masked, half kept", vignettes(0, n),
+                                 [mask(t, k) for t in vignettes(0, n)][::2], True))
+    for n in (8, 48, 200, 500):
         rows.append(run_case(f"vignettes {n} against {n} others", vignettes(0, n), vignettes(n, 2 * n), False))
         rows.append(run_case(f"vignettes {n} against {n // 2} others", vignettes(0, n), vignettes(n, n + n // 2), False))
         rows.append(run_case(f"vignettes {n} against seed 1's first {n // 2}", vignettes(0, n), vignettes(0, n // 2, 1), False))
-    thresholds = {k: getattr(pairing, k) for k in ("MIN_CONTAINMENT", "MIN_RATIO", "MIN_SHARE", "MIN_WORD_CONTAINMENT", "MIN_DISTINCTIVE")}
+    thresholds = {k: getattr(pairing, k) for k in ("MIN_CONTAINMENT", "MIN_RATIO", "MIN_SHARE", "MIN_WORD_CONTAINMENT", "MIN_WORD_MARGIN", "MIN_WORDS")}
     out = REPO / "benchmarks" / "results" / "pairing_calibration"
     out.with_suffix(".json").write_text(json.dumps({"thresholds": thresholds, "rows": rows}, indent=1) + "\n")
     cols = ["case", "originals", "released", "paired_bigram_only", "refused_bigram_only", "paired", "refused",
-            "max_word_containment", "must_pair", "right"]
+            "max_word_share", "min_margin", "must_pair", "right"]
     lines = ["# Pairing test calibration (benchmarks/pairing_calibration.py)", "",
              "Thresholds: " + ", ".join(f"{k}={v}" for k, v in thresholds.items()), "",
              "| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]

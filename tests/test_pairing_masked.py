@@ -38,6 +38,15 @@ def test_a_masked_release_that_lost_rows_pairs_with_its_originals(k, placeholder
         assert pairing.one_to_one and pairing.matches == {0: 0, 1: 2, 2: 4, 3: 6}
 
 
+@pytest.mark.parametrize("k", [2, 3])
+def test_masked_template_records_pair_though_no_word_is_one_records_own(k):
+    """48 vignettes (the demo set's size) repeat their values across records: no word is one record's own.
+    With a floor of 2 such words instead of the margin 6 (10) of 24 paired and the set passed as synthetic."""
+    originals = _vignettes(0, 48)
+    pairing = text_pairing(originals, [_mask(t, k) for t in originals][::2])
+    assert pairing.one_to_one and pairing.paired == 24 and all(i == 2 * j for j, i in pairing.matches.items())
+
+
 def test_a_masked_release_that_lost_rows_is_refused_unaligned():
     masked = [_mask(t, 2) for t in _vignettes(0, 8)][::2]
     with pytest.raises(ValueError, match="lost records"):

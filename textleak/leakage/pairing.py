@@ -24,14 +24,15 @@ refused unaligned: pair each record with its source by id instead.
 
 Masking breaks bigrams: a record with every second word replaced by "[MASK]" keeps almost none of
 its original's bigrams (at most 0.15 on the MedQA sample), yet every word it kept is its original's.
-So a record also pairs by its *words* (:func:`_word_match`): when at least ``MIN_WORD_CONTAINMENT``
-of its distinct words are words of one original, at least ``MIN_DISTINCTIVE`` of them found in no
-other original (originals with the same words are one candidate, as above). Placeholders (``[MASK]``,
-``<PERSON>``, ``{NAME}``) are not words. A masked record keeps only its original's words, while a
-synthetic record, or one made from the same template with other values, brings words of its own:
-its other values, which is why records sharing a template do not pair (and the distinctive-word
-floor keeps a short record of common words from pairing with whichever original holds them all).
-A masked record too short to hold ``MIN_DISTINCTIVE`` words of its own does not pair.
+So a record of ``MIN_WORDS`` or more distinct words also pairs by its *words* (:func:`_word_match`):
+when one original holds at least ``MIN_WORD_CONTAINMENT`` of them, ``MIN_WORD_MARGIN`` more than any
+other original (originals with the same words are one candidate, as above). Placeholders
+(``[MASK]``, ``<PERSON>``, ``{NAME}``) are not words. A masked record keeps only its original's
+words, while a synthetic record, or one made from the same template with other values, brings words
+of its own: its other values, which is why records sharing a template do not pair; the margin keeps
+a short record of common words from pairing with whichever original holds them all. Cost: the
+postings of each record's rarest words (a fifth of them), and one set intersection per original
+found there.
 """
 
 from __future__ import annotations
@@ -51,18 +52,21 @@ MIN_CONTAINMENT = 0.5  # share of a released record's bigrams its original holds
 MIN_RATIO = 2.0  # ... and at least this many times the runner-up's share
 MIN_SHARE = 0.8  # share of released records that must pair for the set to pair one-to-one
 # Word test (masked releases), placeholders left out of the words: a masked record holds only its original's
-# words (containment 1.0 for MedQA and PUPA with every 2nd, 3rd or 4th word "[MASK]"); 0.9 leaves room for a
-# few words a sanitizer adds. Records that did not come from an original stay below: with 2 or more words of
-# one original no other holds, template vignettes against other vignettes (textleak.data.vignettes, 8-200
-# against 4-200 others, two seeds) reach at most 0.82, DP synthetic MedQA (epsilon 3) 0.33, DP synthetic PUPA
-# (epsilon 3) 0.57. A non-private (epsilon inf) MedQA generator copies a few records verbatim: 9 of its 49
-# pair, far below MIN_SHARE. The distinctive-word floor: at 3, PUPA's short masked queries paired 70 and 78
-# of 100 (not refused); at 1 the vignettes reached 0.85, too close to 0.9.
+# words (share 1.0 for MedQA, PUPA and template vignettes with every 2nd, 3rd or 4th word "[MASK]"); 0.9 leaves
+# room for a few words a sanitizer adds. Records that did not come from an original stay below: DP synthetic
+# MedQA (epsilon 3) at most 0.56, DP synthetic PUPA (epsilon 3) 0.79, template vignettes against other vignettes
+# (textleak.data.vignettes, 8-500 against 4-500 others, two seeds) 0.78-0.89, rising with the number of
+# vignettes, and then close to their runner-up. A non-private (epsilon inf) MedQA generator copies a few records
+# verbatim: 9 of its 49 pair, far below MIN_SHARE. The margin: masked vignettes' runner-up holds up to 0.94 of
+# their words (margin 0.06: 94 of 100 pair at 200 vignettes, 227 of 250 at 500; 811 of 1000 at 2000, near
+# MIN_SHARE); near-duplicate originals (PUPA) leave none. Instead of the margin, a floor of 2 words no other
+# original has left masked vignettes unpaired once their values repeat across records (0 of 50 at 100).
 MIN_WORD_CONTAINMENT = 0.9  # share of a released record's distinct words that are words of its original
-MIN_DISTINCTIVE = 2  # ... of which at least this many are in no other original
+MIN_WORD_MARGIN = 0.1  # ... and at most this share minus the margin held by any other original
+MIN_WORDS = 4  # records with fewer distinct words do not pair by words
 
 PAIRED = (f"keep the wording of a distinct original (at least {MIN_CONTAINMENT:.0%} of their word bigrams, or "
-          f"{MIN_WORD_CONTAINMENT:.0%} of their words with {MIN_DISTINCTIVE} or more that no other original has)")
+          f"{MIN_WORD_CONTAINMENT:.0%} of their words, {MIN_WORD_MARGIN:.0%} more than any other original holds)")
 """What a paired record does, for the refusals that name it: "N of the M released records each " + PAIRED."""
 
 
@@ -91,12 +95,18 @@ def _words(text: str) -> set[str]:
     return set(_WORD.findall(_PLACEHOLDER.sub(" ", text).lower()))
 
 
-def _word_match(words: set[str], owner: dict[str, int], vocab: dict[int, set[str]]) -> int | None:
-    """The one original holding ``MIN_WORD_CONTAINMENT`` of ``words``, ``MIN_DISTINCTIVE`` of them its
-    own (``owner``: word -> the only original holding it), or None (none, or more than one)."""
-    own = Counter(owner[w] for w in words if w in owner)
-    found = [i for i, n in own.items() if n >= MIN_DISTINCTIVE and len(words & vocab[i]) >= MIN_WORD_CONTAINMENT * len(words)]
-    return found[0] if len(found) == 1 else None
+def _word_match(words: set[str], vocab: dict[int, frozenset[str]], postings: dict[str, list[int]]) -> int | None:
+    """The candidate holding at least ``MIN_WORD_CONTAINMENT`` of ``words`` and ``MIN_WORD_MARGIN`` more of
+    them than any other, or None. A candidate within the margin of that share misses fewer than a share
+    ``1 - MIN_WORD_CONTAINMENT + MIN_WORD_MARGIN`` of the words, so it holds one of any more words than
+    that: only the candidates holding one of that many of the rarest words are compared."""
+    if len(words) < MIN_WORDS:
+        return None
+    rarest = sorted(words, key=lambda w: len(postings.get(w, ())))[: int((1 - MIN_WORD_CONTAINMENT + MIN_WORD_MARGIN) * len(words)) + 1]
+    shares = sorted(((len(words & vocab[i]) / len(words), i) for i in {i for w in rarest for i in postings.get(w, ())}),
+                    reverse=True) + [(0.0, -1)] * 2
+    (top, best), (runner_up, _) = shares[0], shares[1]
+    return best if top >= MIN_WORD_CONTAINMENT and top - runner_up >= MIN_WORD_MARGIN - 1e-9 else None
 
 
 def text_pairing(originals: Sequence[str], released: Sequence[str], min_containment: float = MIN_CONTAINMENT) -> Pairing:
@@ -113,15 +123,17 @@ def text_pairing(originals: Sequence[str], released: Sequence[str], min_containm
         same_words[frozenset(_words(text))].append(i)
     first = {group[0]: group for group in copies.values()}
     word_groups = {group[0]: group for group in same_words.values()}
-    vocab = {group[0]: set(words) for words, group in same_words.items()}
-    holders = Counter(w for words in same_words for w in words)
-    owner = {w: group[0] for words, group in same_words.items() for w in words if holders[w] == 1}
+    vocab = {group[0]: words for words, group in same_words.items()}
+    postings: dict[str, list[int]] = defaultdict(list)
+    for words, group in same_words.items():
+        for w in words:
+            postings[w].append(group[0])
     best: dict[int, list[int]] = {}  # released record -> the originals (copies) it pairs with
     for j, text in enumerate(released):
         grams = _grams(text)
         if not grams:
             continue
-        by_words = _word_match(_words(text), owner, vocab)
+        by_words = _word_match(_words(text), vocab, postings)
         if by_words is not None:
             best[j] = word_groups[by_words]
             continue
