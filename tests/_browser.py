@@ -90,3 +90,28 @@ def serve_app(app_file: Path, port: int, timeout: float = 180.0, env: dict | Non
             proc.kill()
         log.close()
         Path(log.name).unlink(missing_ok=True)
+
+
+def start_label_page(out: Path, n: int) -> tuple[subprocess.Popen, str]:
+    """``textleak label OUT --n N`` in a subprocess; returns it and the page's address it prints."""
+    import re
+
+    proc = subprocess.Popen([sys.executable, "-m", "textleak", "label", str(out), "--n", str(n), "--no-browser"],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    deadline = time.time() + 120
+    for line in proc.stdout:  # type: ignore[union-attr]
+        m = re.search(r"labelling page: (http://127\.0\.0\.1:\d+/\?token=\S+)", line)
+        if m:
+            return proc, m.group(1)
+        if time.time() > deadline:
+            break
+    proc.kill()
+    raise RuntimeError("textleak label printed no address")
+
+
+def stop_process(proc: subprocess.Popen) -> None:
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
+from _browser import start_label_page, stop_process
 
 from textleak.cli import main
 from textleak.data.vignettes import DEMO_PATH
@@ -24,29 +23,6 @@ def _mangle(text: str) -> str:
     """A partial sanitizer: keeps a third of the sentences, blurs the numbers of another third."""
     parts = re.split(r"(?<=[.!?])\s+", text)
     return " ".join(s if i % 3 == 0 else (re.sub(r"\d+", "several", s) if i % 3 == 1 else "") for i, s in enumerate(parts))
-
-
-def _start(out: Path) -> tuple[subprocess.Popen, str]:
-    """``textleak label OUT`` in a subprocess; returns it and the page's address it prints."""
-    proc = subprocess.Popen([sys.executable, "-m", "textleak", "label", str(out), "--n", str(N), "--no-browser"],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    deadline = time.time() + 120
-    for line in proc.stdout:  # type: ignore[union-attr]
-        m = re.search(r"labelling page: (http://127\.0\.0\.1:\d+/\?token=\S+)", line)
-        if m:
-            return proc, m.group(1)
-        if time.time() > deadline:
-            break
-    proc.kill()
-    raise RuntimeError("textleak label printed no address")
-
-
-def _stop(proc: subprocess.Popen) -> None:
-    proc.terminate()
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
 
 
 @pytest.mark.browser
@@ -69,7 +45,7 @@ def test_label_medqa_run_in_browser_then_evaluate_with_labels(tmp_path, capsys):
     def progress(driver) -> str:
         return driver.find_element(By.ID, "progress").text
 
-    proc, url = _start(out)
+    proc, url = start_label_page(out, N)
     answers = []
     try:
         with chromium() as driver:
@@ -95,12 +71,12 @@ def test_label_medqa_run_in_browser_then_evaluate_with_labels(tmp_path, capsys):
             wait.until(lambda d: "1 skipped" in progress(d))
             assert progress(driver).startswith("7 of 12")
     finally:
-        _stop(proc)
+        stop_process(proc)
     saved = read_labels(labels_file)
     assert sum(v is not None for v in saved.values()) == 7 and sum(v is None for v in saved.values()) == 1
     assert sorted(v for v in saved.values() if v is not None) == sorted(a for _, a in answers)
 
-    proc, url = _start(out)  # a restart resumes: the same sample, the answers so far, the next open claim
+    proc, url = start_label_page(out, N)  # a restart resumes: the same sample, the answers so far, the next open claim
     try:
         with chromium() as driver:
             driver.get(url)
@@ -113,7 +89,7 @@ def test_label_medqa_run_in_browser_then_evaluate_with_labels(tmp_path, capsys):
             wait.until(lambda d: d.find_element(By.ID, "done").is_displayed())
             assert str(labels_file) in driver.find_element(By.ID, "done").text
     finally:
-        _stop(proc)
+        stop_process(proc)
     assert sum(v is not None for v in read_labels(labels_file).values()) == 11
 
     capsys.readouterr()

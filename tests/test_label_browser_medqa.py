@@ -7,12 +7,11 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 import sys
-import time
 import urllib.request
 
 import pytest
+from _browser import start_label_page, stop_process
 
 from sanitizers.record import change_numbers
 from textleak.cli import main
@@ -20,20 +19,6 @@ from textleak.data.medqa import read_medqa_jsonl
 from textleak.leakage.labels import read_labels
 
 N = 9
-
-
-def _start(out) -> tuple[subprocess.Popen, str]:
-    proc = subprocess.Popen([sys.executable, "-m", "textleak", "label", str(out), "--n", str(N), "--no-browser"],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    deadline = time.time() + 120
-    for line in proc.stdout:  # type: ignore[union-attr]
-        m = re.search(r"labelling page: (http://127\.0\.0\.1:\d+/\?token=(\S+))", line)
-        if m:
-            return proc, m.group(1)
-        if time.time() > deadline:
-            break
-    proc.kill()
-    raise RuntimeError("textleak label printed no address")
 
 
 @pytest.mark.slow
@@ -55,7 +40,7 @@ def test_medqa_run_with_the_default_judge_labelled_in_a_browser(shared_data, tmp
     (row,) = json.loads((out / "report.json").read_text())["results"]
     assert row["judge"]["name"] == "nli"
 
-    proc, url = _start(out)
+    proc, url = start_label_page(out, N)
     try:
         token = url.split("token=", 1)[1]
         state = json.loads(urllib.request.urlopen(urllib.request.Request(url.split("?")[0] + "api/state",
@@ -75,8 +60,7 @@ def test_medqa_run_with_the_default_judge_labelled_in_a_browser(shared_data, tmp
             wait.until(lambda d: d.find_element(By.ID, "done").is_displayed())
         assert sum(1 for it in state["items"] if it["span_at"]) >= N - 2  # nearly every claim has its span marked
     finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+        stop_process(proc)
     labels_file = out / "labels-medqa.jsonl"
     assert sum(v is not None for v in read_labels(labels_file).values()) == N
 
