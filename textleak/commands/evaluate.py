@@ -110,10 +110,12 @@ def sanitized_source_ids(args: argparse.Namespace, san: list[dict[str, Any]], id
                              f"{len(original_texts)} originals. Give each sanitized record the id of its original (an 'id' "
                              "column, --id-column or --source-id-column) and leave --alignment at auto: missing records then "
                              "count as released unsanitized")
-        if src is not None and src != ids:
-            j = next(n for n, (a, b) in enumerate(zip(src, ids)) if a != b)
+        # originals without an id column are named by row number, as the engine names them
+        expected = ids if ids is not None else [str(i) for i in range(len(original_texts))]
+        if src is not None and src != expected:
+            j = next(n for n, (a, b) in enumerate(zip(src, expected)) if a != b)
             raise ValueError(f"--alignment index pairs rows by position, but row {j} of {source} carries the id {src[j]!r} of "
-                             f"another original (original {j} is {ids[j]!r}); leave --alignment at auto to pair rows by id")
+                             f"another original (original {j} is {expected[j]!r}); leave --alignment at auto to pair rows by id")
     if args.alignment == "ids" and src is None:
         raise ValueError(f"--alignment ids needs the original id of each record of {source}: an 'id' column holding the "
                          "originals' ids, --id-column or --source-id-column")
