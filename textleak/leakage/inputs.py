@@ -111,7 +111,7 @@ def prepare_inputs(originals: Sequence[str], sanitized: Sequence[str | None], or
         dup = next(x for x in ids if ids.count(x) > 1)
         raise ValueError(f"original id {dup!r} appears more than once")
     sanitized_ids = check_ids(sanitized_ids, "sanitized ids", len(sanitized))
-    check_record_sizes(originals, sanitized, ids, sanitized_ids, config.max_record_chars)
+    check_record_sizes(originals, sanitized, ids, sanitized_ids, config.max_record_chars, config.alignment)
     mode = resolve_alignment(config.alignment, len(originals), len(sanitized), sanitized_ids)
     if mode == "index" and sanitized_ids is not None and list(sanitized_ids) != ids:
         # pairing by position while the ids say otherwise would judge each record against another's release

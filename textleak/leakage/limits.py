@@ -23,9 +23,11 @@ class RecordTooLongError(ValueError):
 
 
 def check_record_sizes(originals: Sequence[str], sanitized: Sequence[str | None], original_ids: Sequence[str],
-                       sanitized_ids: Sequence[str] | None, limit: int | None) -> None:
+                       sanitized_ids: Sequence[str] | None, limit: int | None, alignment: str = "auto") -> None:
     """Raise :class:`RecordTooLongError` naming the first record (original or sanitized) longer than
-    ``limit`` characters; ``None`` or 0: no limit."""
+    ``limit`` characters; ``None`` or 0: no limit. ``alignment`` (LeakageConfig's): a sanitized record
+    without an id is named by its original's id only when it is paired by position, never for
+    synthetic data ("none"), whose records are no original's release."""
     if not limit:
         return
     for what, texts, ids in (("original", originals, original_ids), ("sanitized", sanitized, sanitized_ids)):
@@ -33,7 +35,8 @@ def check_record_sizes(originals: Sequence[str], sanitized: Sequence[str | None]
             if text is not None and len(text) > limit:
                 if ids is not None:
                     name = f"{what} record {i} (id {ids[i]!r})"
-                elif what == "sanitized" and len(texts) == len(originals):  # paired by position: its original's id
+                elif what == "sanitized" and len(texts) == len(originals) and alignment in ("auto", "index"):
+                    # paired by position: its original's id
                     name = f"sanitized record {i} (the release of original id {original_ids[i]!r})"
                 else:
                     name = f"{what} record {i}"
