@@ -240,7 +240,7 @@ def test_switches_and_version():
     assert RuleAtomizer(split_demographics=False).atomize_one(text) == [
         "A 45-year-old man presents with fever.", "A 45-year-old man presents with cough.", "He smokes."]
     d = RuleAtomizer().describe()
-    assert d["version"] == "3.1" and d["split_demographics"] is True  # older claims caches are not reused
+    assert d["version"] == "3.2" and d["split_demographics"] is True  # older claims caches are not reused
     assert d["requests"] is True and RuleAtomizer(requests=False).describe()["requests"] is False  # on by default (issue 25.5)
 
 

@@ -45,3 +45,16 @@ def test_a_plural_subject_keeps_its_verb_and_joined_clauses_still_agree():
 def test_a_verb_before_punctuation_agrees_and_cannot_stays():
     assert user_voice("Could you tell me if I qualify?") == "Could you tell the user if the user qualifies?"
     assert user_voice("I cannot come.") == "the user cannot come."
+
+
+def test_a_negated_question_makes_its_auxiliary_agree_too():
+    # contractions are expanded first, so the auxiliary before "I" may be "cannot", "do not" or a kept "n't" form
+    assert user_voice("Why can't I sleep?") == "Why cannot the user sleep?"  # before: "... the user sleeps?"
+    assert user_voice("Why don't I feel hungry?") == "Why does not the user feel hungry?"
+    assert user_voice("Shouldn't I see a doctor?") == "Shouldn't the user see a doctor?"
+    assert user_voice("Aren't I allowed to go?") == "Isn't the user allowed to go?"
+
+
+def test_a_contracted_verb_after_i_is_the_verb():
+    assert user_voice("I shouldn't go.") == "the user shouldn't go."  # before: "shouldn't goes"
+    assert user_voice("I do not know.") == "the user does not know."

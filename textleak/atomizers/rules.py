@@ -779,7 +779,7 @@ class RuleAtomizer(Atomizer):
     """
 
     name = "rules"
-    VERSION = "3.1"  # 3: chat requests in the third person, with their values (issue 25.5); 3.1: their grammar (questions, plural subjects)
+    VERSION = "3.2"  # 3: chat requests in the third person, with their values (issue 25.5); 3.1, 3.2: their grammar (questions, plural subjects, negated questions)
 
     def __init__(self, split_lists: bool = True, split_clauses: bool = True, split_demographics: bool = True,
                  min_words: int = 2, requests: bool = True):

@@ -85,7 +85,7 @@ WEIGHTS_DIR = Path(__file__).resolve().parent / "weights" / "nli"
 # The version of the rules around the model (values, reader's view, markers): part of describe(), hence of
 # every rating cache key, so ratings cached under older rules are recomputed. Bump it when a rule changes
 # what a rating, or its status, is.
-RULES_VERSION = "2026-11-27.11"
+RULES_VERSION = "2026-11-27.12"
 ADAPTER_FILE = "adapter.safetensors"
 CONFIG_FILE = "config.json"
 MANIFEST_FILE = "manifest.json"

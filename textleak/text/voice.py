@@ -72,6 +72,35 @@ def _third_singular(verb: str) -> str:
     return verb + "s"
 
 
+def _inverted_auxiliary(out: list[str], before: str) -> bool:
+    """Whether the words written so far end with an auxiliary asking a question of "I" ("What do I",
+    "Why can't I" (expanded to "cannot"), "Why do not I", "Shouldn't I"); if so the auxiliary is made to
+    agree with the third person in place ("do" -> "does"). The verb after "I" then stays bare."""
+    def agree(k: int, word: str) -> None:
+        aux = _INVERTED[word]
+        if out[k].lower().endswith(word):  # its letters contiguous at the end ("d-o" or "İs" are left as written)
+            tail = out[k][len(out[k]) - len(word):]
+            out[k] = out[k][: len(out[k]) - len(word)] + (aux if tail.islower() else aux.capitalize())
+
+    if before in _INVERTED:
+        agree(len(out) - 2, before)
+        return True
+    if before == "cannot":
+        return True
+    if before.endswith("nt") and out[-2].lower().rstrip(".,;:!?").endswith(("n't", "n’t")) and before[:-2] in _INVERTED:
+        stem = before[:-2]  # "shouldn't", "doesn't", "aren't"
+        if _INVERTED[stem] != stem:
+            out[-2] = re.sub(stem + r"(?=n['’]t)", lambda m: _INVERTED[stem] if m.group(0).islower() else _INVERTED[stem].capitalize(),
+                             out[-2], count=1, flags=re.IGNORECASE)
+        return True
+    if before == "not" and len(out) > 2:
+        prev = re.sub(r"[^a-z]", "", out[-3].lower())
+        if prev in _INVERTED:  # "Why do not I" (from "Why don't I")
+            agree(len(out) - 3, prev)
+            return True
+    return False
+
+
 def user_voice(clause: str, who: str = "the user") -> str:
     """The clause with the first person made third ("I want" -> "the user wants", "my" -> "the user's",
     then "their"); quoted text is left as written. A clause without a first person is returned as is.
@@ -95,6 +124,7 @@ def user_voice(clause: str, who: str = "the user") -> str:
         m = re.match(r"^([(\[]?)([A-Za-z]+)([^A-Za-z]*)$", tok)
         if not m:
             out.append(tok)
+            conj_next = False  # "I shouldn't go": the verb after "I" was this contraction, written as it is
             continue
         lead, word, trail = m.groups()
         low = word.lower()
@@ -115,12 +145,10 @@ def user_voice(clause: str, who: str = "the user") -> str:
             named = True
             nxt = tokens[k + 1][1] if k + 1 < len(tokens) else ""
             before = re.sub(r"[^a-z]", "", out[-2].lower()) if len(out) > 1 and out[-2][-1:].isalpha() else ""
-            if before in _INVERTED:  # a question: the auxiliary agrees, the verb after "I" stays bare
-                aux = _INVERTED[before]
-                out[-2] = out[-2][: len(out[-2]) - len(before)] + (aux if out[-2][-len(before):].islower() else aux.capitalize())
+            inverted = _inverted_auxiliary(out, before)
             # "my wife and I are": a plural subject, its verb stays as written ("... and I want" joins two clauses)
             plural = before in ("and", "or", "nor") and nxt.lower().rstrip(".,;:!?") in ("are", "were")
-            conj_next = not trail and nxt[:1].islower() and before not in _INVERTED and not plural
+            conj_next = not trail and nxt[:1].islower() and not inverted and not plural
         elif low in ("my", "our"):
             out.append(lead + ("their" if named else who + "'s") + trail)
             named = True
