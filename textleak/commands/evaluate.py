@@ -313,6 +313,7 @@ def run(args: argparse.Namespace) -> int:
     if rows:
         r0 = rows[0]
         from textleak.judges.agreement import measured_agreement
+        from textleak.report import REFUSAL_FATES, refused_counts
 
         print(f"\njudge: {r0['judge'].get('name')} ({measured_agreement(r0['judge'])})  linker: {r0['linker'].get('name')} ({r0['linker'].get('index', '')}, "
               f"{r0['linker'].get('query')})  k={config.k} ({config.knowledge})  seed={config.seed}")
@@ -335,11 +336,9 @@ def run(args: argparse.Namespace) -> int:
                              "does not read: " + {"leak": "their claims count as leaked (--unreadable exclude leaves them out)",
                                          "exclude": "their claims are left out of the mean (--unreadable exclude)",
                                          "judge": "rated anyway (--unreadable judge)"}.get(policy, policy))
-            refusals = {k: v for k, v in (r.get("llm_refusals") or {}).items() if v}
-            if refusals:
-                notes.append("the LLM refused: " + ", ".join(f"{k} {v}" for k, v in refusals.items())
-                             + " (refused answers are never cached or used: sanitizer -> released unsanitized, atomizer -> "
-                             "rule claims, judge -> unparsed, paraphraser -> verbatim claims)")
+            refused = refused_counts(r.get("llm_refusals"))
+            if refused:
+                notes.append(f"the LLM refused: {refused} ({REFUSAL_FATES})")
             if notes:
                 print(f"note ({r['sanitizer']}): " + "; ".join(notes))
         print("privacy: 0 = every claim leaks, 1 = nothing leaks. "

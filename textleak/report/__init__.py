@@ -156,17 +156,21 @@ def _summary_table(rows: list[dict[str, Any]]) -> str:
     return "".join(out)
 
 
+REFUSAL_FATES = ("never cached or used: sanitizer -> record released unsanitized, atomizer -> rule claims, "
+                 "judge -> unparsed, paraphraser -> verbatim claims")
+"""What becomes of a refused LLM answer, for every note that counts refusals."""
+
+
+def refused_counts(llm_refusals: dict[str, int] | None) -> str:
+    """"sanitizer 2, judge 1" from ``llm_refusals`` (sanitizer, atomizer, judge, paraphraser counts,
+    textleak.llm.refusals); empty when nothing was refused."""
+    return ", ".join(f"{k} {v}" for k, v in (llm_refusals or {}).items() if v)
+
+
 def refusal_notes(rows: list[dict[str, Any]]) -> list[str]:
-    """One line per row whose LLM components refused (``llm_refusals``: sanitizer, atomizer, judge, paraphraser
-    counts, textleak.llm.refusals); a refusal is never cached or used, so the figures stand, but a reader sees it."""
-    out = []
-    for r in rows:
-        counts = {k: v for k, v in (r.get("llm_refusals") or {}).items() if v}
-        if counts:
-            out.append(f"{r['sanitizer']}: the LLM refused " + ", ".join(f"{k} {v}" for k, v in counts.items())
-                       + " (never cached or used: sanitizer -> record released unsanitized, atomizer -> rule claims, "
-                       "judge -> unparsed, paraphraser -> verbatim claims)")
-    return out
+    """One line per row whose LLM components refused (:func:`refused_counts`); a refusal is never cached or
+    used, so the figures stand, but a reader sees it."""
+    return [f"{r['sanitizer']}: the LLM refused {counts} ({REFUSAL_FATES})" for r in rows if (counts := refused_counts(r.get("llm_refusals")))]
 
 
 def _utility_cell(r: dict[str, Any]) -> str:
