@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import functools
 import io
 import json
 import logging
@@ -148,8 +149,10 @@ class Session:
         rows = [label_row(by_key[k], v) if k in by_key else {"key": k, "label": v} for k, v in self.labels.items()]
         write_jsonl(self.run.labels_path, rows)
 
-    def state(self) -> dict[str, Any]:
-        from textleak.leakage.labels import locate_span, rubric
+    @functools.cached_property
+    def page_items(self) -> list[dict[str, Any]]:
+        """The sample as the page shows it, computed once per session (the page asks for its state on every load)."""
+        from textleak.leakage.labels import locate_span
 
         def item(c: Any) -> dict[str, Any]:
             # where the page marks the judge's best span in the released text (the span may be in the
@@ -160,8 +163,13 @@ class Session:
             return {"key": c.key, "claim": c.claim, "released": c.released, "span": c.span, "record_id": c.record_id,
                     "span_at": js, "span_exact": bool(at and at[2])}
 
+        return [item(c) for c in self.items]
+
+    def state(self) -> dict[str, Any]:
+        from textleak.leakage.labels import rubric
+
         return {"sanitizer": self.run.name, "labels_file": str(self.run.labels_path), "rubric": {str(k): v for k, v in rubric().items()},
-                "items": [item(c) for c in self.items],
+                "items": self.page_items,
                 "labels": {k: v for k, v in self.labels.items() if k in {c.key for c in self.items}}}
 
 
