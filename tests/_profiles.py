@@ -10,3 +10,21 @@ RECORDS = [
     "Goran is 29 years old. Goran is a welder. Goran lives in Split. Goran has psoriasis. Goran plays chess.",
     "Hana is 38 years old. Hana is a chemist. Hana lives in Brno. Hana has lupus. Hana speaks Welsh.",
 ]
+
+LEXICAL = ["--judge", "lexical", "--bootstrap", "0", "--no-progress"]
+"""Command-line options of a quick evaluate run: the lexical judge, no bootstrap, no progress bars."""
+
+
+def write_jsonl(path, rows) -> str:
+    """``rows`` as a JSON-lines file at ``path`` (a pathlib.Path); its path as a string, for the CLI."""
+    import json
+
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    return str(path)
+
+
+def error_line(capsys) -> str:
+    """The one line the CLI printed to stderr with "error:" in it (fails when there is not exactly one)."""
+    lines = [line for line in capsys.readouterr().err.splitlines() if "error:" in line]
+    assert len(lines) == 1, lines
+    return lines[0]

@@ -5,27 +5,15 @@ them by position without a word (linkage rate 1.000 -> 0.000 on an identity rele
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from textleak.cli import main
 from textleak.leakage import evaluate_leakage
 
-from _profiles import RECORDS
-
-LEXICAL = ["--judge", "lexical", "--bootstrap", "0", "--no-progress"]
+from _profiles import LEXICAL, RECORDS, error_line as _error_line, write_jsonl as _jsonl
 
 
-def _jsonl(path, rows):
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    return str(path)
 
-
-def _error_line(capsys) -> str:
-    lines = [line for line in capsys.readouterr().err.splitlines() if "error:" in line]
-    assert len(lines) == 1, lines
-    return lines[0]
 
 
 @pytest.fixture

@@ -17,13 +17,8 @@ import pytest
 from textleak.cli import main
 from textleak.leakage import evaluate_leakage
 
-from _profiles import RECORDS  # the eight synthetic profiles of the adversarial suite
-LEXICAL = ["--judge", "lexical", "--bootstrap", "0", "--no-progress"]
+from _profiles import LEXICAL, RECORDS, error_line as _error_line, write_jsonl as _jsonl  # the eight synthetic profiles of the adversarial suite
 
-
-def _jsonl(path, rows):
-    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
-    return str(path)
 
 
 def _evaluate(tmp_path, *args, out="out"):
@@ -33,11 +28,6 @@ def _evaluate(tmp_path, *args, out="out"):
     rows = json.loads(report.read_text())["results"] if code == 0 and report.exists() else [None]
     return code, rows[0]
 
-
-def _error_line(capsys) -> str:
-    lines = [line for line in capsys.readouterr().err.splitlines() if "error:" in line]
-    assert len(lines) == 1, lines
-    return lines[0]
 
 
 @pytest.fixture
