@@ -111,8 +111,10 @@ def test_order_and_batching_invariance_and_determinism():
     again = judge.rate(claims, docs)
     for a, b, c, d in zip(together, alone, reversed_, again):
         assert [x.rating for x in a] == [x.rating for x in b] == [x.rating for x in c] == [x.rating for x in d]
-        np.testing.assert_allclose([x.score for x in a], [x.score for x in b], atol=1e-6)
-        np.testing.assert_allclose([x.score for x in a], [x.score for x in c], atol=1e-6)
+        # a pair's batch (its neighbours' lengths, hence its padding and the matrix blocking) moves fp32 sums
+        # by about 1e-6; ratings must not move at all
+        np.testing.assert_allclose([x.score for x in a], [x.score for x in b], atol=1e-5)
+        np.testing.assert_allclose([x.score for x in a], [x.score for x in c], atol=1e-5)
         assert [x.score for x in a] == [x.score for x in d]
 
 

@@ -73,7 +73,7 @@ import numpy as np
 
 from textleak.judges.base import NOT_JUDGED, ClaimRating, Judge, normalise
 from textleak.judges.embedding import EmbeddingJudge
-from textleak.judges.values import FRAME_WORDS, NEGATION, reader_view, value_verdict
+from textleak.judges.values import FRAME_WORDS, NEGATION, ValueVerdict, reader_view, value_verdict
 from textleak.registry import judges
 from textleak.text import extract_numbers, split_sentences
 from textleak.text.language import detect_language
@@ -85,7 +85,7 @@ WEIGHTS_DIR = Path(__file__).resolve().parent / "weights" / "nli"
 # The version of the rules around the model (values, reader's view, markers): part of describe(), hence of
 # every rating cache key, so ratings cached under older rules are recomputed. Bump it when a rule changes
 # what a rating, or its status, is.
-RULES_VERSION = "2026-11-27.12"
+RULES_VERSION = "2026-11-29.1"
 ADAPTER_FILE = "adapter.safetensors"
 CONFIG_FILE = "config.json"
 MANIFEST_FILE = "manifest.json"
@@ -542,6 +542,8 @@ class NLIJudge(Judge):
         verbatim: bool = True,
         number_guard: bool = False,
         values: bool = True,
+        value_spans: int = 1,
+        lexical_span: bool = False,
         reader_view: bool = True,
         voice: bool = True,
         leak_cost: float = 1.0,
@@ -566,6 +568,10 @@ class NLIJudge(Judge):
         if non_english not in ("leaked", "judge"):
             raise ValueError(f"non_english must be 'leaked' or 'judge', got {non_english!r}")
         self.values = bool(values)
+        if isinstance(value_spans, bool) or not isinstance(value_spans, int) or value_spans < 0:
+            raise ValueError(f"value_spans must be an integer >= 0 (sentences holding the claim's values read beside the best span), got {value_spans!r}")
+        self.value_spans = value_spans if values else 0
+        self.lexical_span = bool(lexical_span)
         self.reader_view = bool(reader_view)
         self.voice = bool(voice)
         if isinstance(leak_cost, bool) or not isinstance(leak_cost, (int, float)) or not 1 <= leak_cost < float("inf"):
@@ -597,6 +603,8 @@ class NLIJudge(Judge):
             "verbatim_shortcut": self.verbatim,
             "number_guard": self.number_guard,
             "values": self.values,
+            "value_spans": self.value_spans,
+            "lexical_span": self.lexical_span,
             "reader_view": self.reader_view,
             "voice": self.voice,
             **({"leak_cost": self.leak_cost} if self.leak_cost != 1 else {}),
@@ -628,7 +636,7 @@ class NLIJudge(Judge):
 
         defaults = {k: v.default for k, v in inspect.signature(NLIJudge.__init__).parameters.items()}
         return self.dtype in (None, "float32", "fp32") and all(
-            getattr(self, k) == defaults[k] for k in ("spans", "int8", "cascade", "verbatim", "number_guard", "values", "reader_view",
+            getattr(self, k) == defaults[k] for k in ("spans", "int8", "cascade", "verbatim", "number_guard", "values", "value_spans", "lexical_span", "reader_view",
                                                       "voice", "leak_cost", "non_english", "max_span_words"))
 
     def _voiced(self, claim: str, sentence: str) -> str:
@@ -670,28 +678,45 @@ class NLIJudge(Judge):
         if self.reader_view:
             documents = [reader_view(doc, cs) for doc, cs in zip(documents, claims)]
         found = self.candidate_spans(claims, documents)
-        sentences = [split_sentences(doc) if self.verbatim else [] for doc in documents]  # any sentence may state a claim verbatim
-        jobs: list[tuple[int, int, str, str]] = []  # (doc, claim, claim text, span)
+        # any sentence may state a claim verbatim, or share the most words with it
+        sentences = [split_sentences(doc) if self.verbatim or self.lexical_span else [] for doc in documents]
+        verdicts: dict[tuple[int, int], ValueVerdict] = {}
+        jobs: list[tuple[int, int, str, str, bool]] = []  # (doc, claim, claim text, span, stated_only)
         for i, rows in enumerate(found):
             for j, row in enumerate(rows):
                 claim = claims[i][j]
                 if row["similarity"] is None or not row["spans"]:
                     results[i][j] = ClaimRating(3, normalise(3), "ok", {"reason": "no sentence in the document"})
-                elif self.verbatim and (span := next((s for s in sentences[i] if states_claim(claim, self._voiced(claim, s))), None)) is not None:
+                    continue
+                if self.verbatim and (span := next((s for s in sentences[i] if states_claim(claim, self._voiced(claim, s))), None)) is not None:
                     results[i][j] = ClaimRating(1, normalise(1), "ok", {"similarity": row["similarity"], "span": span,
                                                                         "reason": "claim stated verbatim (its words, numbers and polarity)"})
-                elif self.cascade is not None and row["similarity"] < self.cascade:
-                    results[i][j] = ClaimRating(3, normalise(3), "ok", {"similarity": row["similarity"], "span": row["spans"][0],
-                                                                        "reason": f"settled by the bi-encoder: similarity below {self.cascade}"})
-                else:
-                    jobs.extend((i, j, claim, s) for s in row["spans"])
+                    continue
+                spans = [] if self.cascade is not None and row["similarity"] < self.cascade else list(row["spans"])
+                if self.value_spans:
+                    # the sentences that write the claim's values are read too: the bi-encoder's best span
+                    # is the sentence most like the claim overall, which may not be where its value is
+                    verdict = verdicts[(i, j)] = value_verdict(claim, documents[i])
+                    spans += [v for v in (value_span(t, verdict.values, self.max_span_words) for t in verdict.sentences[: self.value_spans])
+                              if v not in spans]
+                jobs.extend((i, j, claim, s, False) for s in spans)
+                if self.lexical_span and (lexical := lexical_sentence(claim, sentences[i])) is not None:
+                    # the sentence sharing most of the claim's words, which the bi-encoder may rank below one
+                    # that is like the claim overall ("EDUCATION" for "graduated in 2014"): read for a
+                    # statement of the claim only (stated_only), so that another record's template sentence
+                    # that is merely "similar" does not move it
+                    span = lexical_span(lexical, claim, self.max_span_words)
+                    if span not in spans:
+                        jobs.append((i, j, claim, span, True))
         if jobs:
             model = load_nli_model(self.weights, self.int8, self.device, self.dtype)
-            probs = model.predict([(c, s) for _, _, c, s in jobs], batch_size=self.batch_size)
+            probs = model.predict([(c, s) for _, _, c, s, _ in jobs], batch_size=self.batch_size)
             best: dict[tuple[int, int], tuple[float, np.ndarray, str, int]] = {}
             if self.leak_cost != 1:
                 probs = weigh_unsupported(probs, self.leak_cost)
-            for (i, j, claim, span), p in zip(jobs, probs):
+            for (i, j, claim, span, stated_only), p in zip(jobs, probs):
+                if stated_only and most_probable(p) != 1:
+                    continue
                 cap = 1
                 if self.number_guard:
                     missing = extract_numbers(claim, count_word_one=False) - extract_numbers(span)
@@ -706,20 +731,56 @@ class NLIJudge(Judge):
                 if cap > 1:
                     detail["number_guard"] = "claim numbers missing from the span: p(same) moved to p(similar)"
                 results[i][j] = ClaimRating(most_probable(p), min(1.0, max(0.0, score)), "ok", detail)
+        for i, rows in enumerate(found):
+            for j, row in enumerate(rows):
+                if results[i][j] is None:  # below the cascade, and no other span states the claim
+                    results[i][j] = ClaimRating(3, normalise(3), "ok", {"similarity": row["similarity"], "span": row["spans"][0],
+                                                                        "reason": f"settled by the bi-encoder: similarity below {self.cascade}"})
         if self.values:
             for i, doc in enumerate(documents):
                 for j, claim in enumerate(claims[i]):
-                    results[i][j] = apply_value_verdict(results[i][j], claim, doc)  # type: ignore[arg-type]
+                    results[i][j] = apply_value_verdict(results[i][j], claim, doc, verdicts.get((i, j)))  # type: ignore[arg-type]
         return results  # type: ignore[return-value]
 
 
-def apply_value_verdict(rating: ClaimRating, claim: str, document: str) -> ClaimRating:
+def lexical_sentence(claim: str, sentences: Sequence[str]) -> str | None:
+    """The sentence sharing most of the claim's content words (stemmed, framing words aside; the first
+    of equals), or None when none shares one."""
+    content = _text_facts(claim, True)[1]
+    if not content or not sentences:
+        return None
+    shared = [len(content & _text_facts(t, False)[1]) for t in sentences]
+    k = int(np.argmax(shared))
+    return sentences[k] if shared[k] else None
+
+
+def lexical_span(sentence: str, claim: str, max_words: int) -> str:
+    """``sentence``, or ``max_words`` words of it centred on the claim's words it holds."""
+    words = sentence.split()
+    if len(words) <= max_words:
+        return sentence
+    from textleak.text import rouge_tokens
+
+    content = _text_facts(claim, True)[1]
+    hits = [k for k, w in enumerate(words) if content & set(rouge_tokens(w))]
+    centre = hits[len(hits) // 2] if hits else 0
+    return cut_span(sentence, centre - 4, max_words)
+
+
+def value_span(sentence: str, values: Sequence[str], max_words: int) -> str:
+    """``sentence``, or ``max_words`` words of it centred on the first of ``values`` it writes."""
+    lowered = sentence.lower()
+    at = min((k for k in (lowered.find(v.lower()) for v in values) if k >= 0), default=0)
+    return cut_span(sentence, len(sentence[:at].split()) - 4, max_words)
+
+
+def apply_value_verdict(rating: ClaimRating, claim: str, document: str, verdict: ValueVerdict | None = None) -> ClaimRating:
     """``rating`` no better for privacy than the claim's written values allow
-    (:func:`textleak.judges.values.value_verdict`): a claim whose value is written is not rated 3, and one
-    whose value and relation are written is rated 1."""
+    (:func:`textleak.judges.values.value_verdict`, or ``verdict`` when already computed): a claim whose
+    value is written is not rated 3, and one whose value and relation are written is rated 1."""
     if rating.rating is None or rating.rating == 1:
         return rating
-    verdict = value_verdict(claim, document)
+    verdict = verdict or value_verdict(claim, document)
     if rating.rating <= verdict.cap:
         return rating
     detail = dict(rating.detail)

@@ -222,6 +222,7 @@ def claim_values(claim: str) -> tuple[Value, ...]:
 
 @dataclass(frozen=True)
 class _Sentence:
+    text: str
     tokens: tuple[str, ...]
     stems: frozenset[str]
     quantities: tuple[Quantity, ...]
@@ -240,7 +241,7 @@ def _sentences(document: str) -> tuple[_Sentence, ...]:
     for s in split_sentences(document, lowercase_starts=True):
         digits = frozenset(re.sub(r"\D", "", m.group(0)) for m in _LONG_NUMBER.finditer(s))
         tokens = _tokens(s)
-        out.append(_Sentence(tokens, frozenset(rouge_tokens(s)), find_quantities(s), find_dates(s), frozenset(extract_numbers(s)),
+        out.append(_Sentence(s, tokens, frozenset(rouge_tokens(s)), find_quantities(s), find_dates(s), frozenset(extract_numbers(s)),
                              frozenset(clock(m) for m in CLOCK.finditer(s)), "".join(tokens), digits,
                              bool(_NEGATION.search(s)), _amounts(s)))
     return tuple(out)
@@ -309,11 +310,14 @@ def _found_in(value: Value, sentence: _Sentence) -> bool:
 @dataclass(frozen=True)
 class ValueVerdict:
     """``cap``: the best-for-privacy rating the claim may keep (1, 2 or 3); ``values`` found;
-    ``reason`` for the rating's detail."""
+    ``reason`` for the rating's detail; ``sentences``: the sentences that hold the found values, the one
+    holding most of them first (where a judge should read the claim: :class:`textleak.judges.nli.NLIJudge`
+    reads them beside its best span)."""
 
     cap: int
     values: tuple[str, ...]
     reason: str
+    sentences: tuple[str, ...] = ()
 
 
 _IDENTIFYING = ("identifier", "named", "quoted", "number")
@@ -369,24 +373,29 @@ def value_verdict(claim: str, document: str) -> ValueVerdict:
     if not found:
         return _coarser_verdict(claim, document)
     names = tuple(v.text for v in found)
+    held: dict[int, int] = {}
+    for hits in found.values():
+        for k in hits:
+            held[k] = held.get(k, 0) + 1
+    where = tuple(sentences[k].text for k in sorted(held, key=lambda k: (-held[k], k)))
     strong = [v for v in values if v.strong]
     if strong and all(v in found for v in strong) and all(v in found or v.kind == "name" for v in values) \
             and (not others or any(v.kind in ("named", "quoted") for v in strong)):
         # a naming claim ("The user's Linux username is rickard."): the name is the fact; a qualifier
         # the text does not repeat ("Linux") does not make it private
-        return ValueVerdict(1, names, "the claim's name or identifier is written in the text")
+        return ValueVerdict(1, names, "the claim's name or identifier is written in the text", where)
     if len(found) == len(values):
         shared = set.intersection(*(set(h) for h in found.values()))
         for k in shared:
             s = sentences[k]
             if not others or (s.negated == claim_negated and len(others & s.stems) >= _SUPPORT_SHARE * len(others)):
-                return ValueVerdict(1, names, "the claim's values are written in a sentence that states its relation")
+                return ValueVerdict(1, names, "the claim's values are written in a sentence that states its relation", where)
     if len(found) == len(values) and _ends_with_identifier(claim, values):
         for k in set.intersection(*(set(h) for h in found.values())):
             if _polarity_near(values, sentences[k], claim_negated):
-                return ValueVerdict(1, names, "the claim's identifier is written in the text, with no negation near it")
+                return ValueVerdict(1, names, "the claim's identifier is written in the text, with no negation near it", where)
     if any(v.strong for v in found) or len(found) == len(values):
-        return ValueVerdict(2, names, "a value of the claim is written in the text")
+        return ValueVerdict(2, names, "a value of the claim is written in the text", where)
     return _coarser_verdict(claim, document)
 
 
@@ -409,7 +418,7 @@ def _coarser_verdict(claim: str, document: str) -> ValueVerdict:
         if content & stems:
             hits = tuple(v.text for v in specifics if coarser_written(v, sentence))
             if hits:
-                return ValueVerdict(2, hits, "a coarser form of the claim's value is written in the text (a generalisation)")
+                return ValueVerdict(2, hits, "a coarser form of the claim's value is written in the text (a generalisation)", (sentence,))
     return ValueVerdict(3, (), "")
 
 
