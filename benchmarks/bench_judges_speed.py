@@ -83,6 +83,7 @@ def main() -> None:
     ap.add_argument("--old-rev", default=None, help="compare today's span finder with the one at this git revision")
     ap.add_argument("--rounds", type=int, default=3, help="interleaved rounds of --old-rev or --backends")
     ap.add_argument("--backends", action="store_true", help="the default NLI judge on torch vs ONNX Runtime, fp32 and int8")
+    ap.add_argument("--dtypes", action="store_true", help="the default NLI judge (auto dtype: bfloat16 where the CPU multiplies it) vs float32")
     ap.add_argument("--variants", default="", help="with --backends: comma-separated variant keys (torch,onnx,onnx-ce,torch-int8,onnx-int8-ce,onnx-int8,onnx-int8-bi,onnx-int8pc,onnx-int8pc-bi)")
     args = ap.parse_args()
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -93,6 +94,8 @@ def main() -> None:
         return compare_span_finders(args)
     if args.backends:
         return compare_backends(args)
+    if args.dtypes:
+        return compare_dtypes(args)
     from textleak.text import split_sentences
     from textleak.encoders import load_sentence_encoder
     from textleak.judges import embedding
@@ -249,6 +252,85 @@ def compare_span_finders(args) -> None:
     (RESULTS / "judges_speed_span_finder.json").write_text(json.dumps({"date": date, "command": command, "records": args.records, "claims": n_claims,
                                                                        "load_average": [load_before[0], load_after[0]], "platform": platform.platform(),
                                                                        "identical_ratings": same, "largest_score_difference": diff, "rows": rows}, indent=1))
+    print("\n".join(lines))
+
+
+def compare_dtypes(args) -> None:
+    """The NLI judge in float32 (the default before 2026-11-29, and still where the CPU has no bfloat16
+    matrix unit) and with its default dtype (:func:`textleak.encoders.auto_dtype`), in interleaved rounds:
+    claims/s, CPU, forward and outside-forward time, and the default's ratings against float32's."""
+    import numpy as np
+    import torch
+
+    from textleak.encoders import auto_dtype, cpu_multiplies_bf16, load_sentence_encoder
+    from textleak.judges import embedding
+    from textleak.judges.nli import NLIJudge, load_nli_model
+
+    claims, docs = workload(args.records)
+    n_claims = sum(len(c) for c in claims)
+    dtypes = {"float32": "float32", "default": auto_dtype()}
+    clock = {"cpu": 0.0}
+
+    def start(*_):
+        clock["t"] = time.process_time()
+
+    def stop(*_):
+        clock["cpu"] += time.process_time() - clock["t"]
+
+    for dt in set(dtypes.values()):  # load and hook both encoders of each dtype
+        for m in (load_sentence_encoder(None, None, dt)[0].auto_model, load_nli_model(args.weights, False, None, dt).model):
+            m.register_forward_pre_hook(start)
+            m.register_forward_hook(stop)
+        NLIJudge(weights=args.weights, dtype=dt).rate(claims[:4], docs[:4])  # warm-up
+    best: dict[str, tuple[float, float, float]] = {}
+    ratings: dict[str, list] = {}
+    load_before = os.getloadavg()
+    for _ in range(args.rounds):
+        for key, dt in dtypes.items():
+            embedding._SPANS.clear()
+            judge = NLIJudge(weights=args.weights) if key == "default" else NLIJudge(weights=args.weights, dtype=dt)
+            forward0, started, cpu0, out = clock["cpu"], time.perf_counter(), time.process_time(), []
+            for s in range(0, len(docs), 64):
+                out += judge.rate(claims[s : s + 64], docs[s : s + 64])
+            wall, cpu, forward = time.perf_counter() - started, time.process_time() - cpu0, clock["cpu"] - forward0
+            ratings[key] = [(r.rating, r.score) for rs in out for r in rs]
+            if key not in best or cpu < best[key][1]:
+                best[key] = (wall, cpu, forward)
+            print(f"{key:8s} ({judge.dtype:8s}) wall {wall:6.1f} s  CPU {cpu:6.1f} s  {n_claims / wall:6.1f} claims/s  {n_claims / cpu:6.1f} claims/CPU-s  "
+                  f"outside forward {1e3 * (cpu - forward) / n_claims:.2f} ms/claim", flush=True)
+    load_after = os.getloadavg()
+    ref = ratings["float32"]
+    rows = []
+    for key, dt in dtypes.items():
+        wall, cpu, forward = best[key]
+        r, r0 = np.asarray([x[0] for x in ratings[key]], float), np.asarray([x[0] for x in ref], float)
+        sc, sc0 = np.asarray([x[1] for x in ratings[key]], float), np.asarray([x[1] for x in ref], float)
+        rows.append({"key": key, "dtype": dt, "wall_s": wall, "claims_per_s": n_claims / wall, "cpu_s": cpu, "claims_per_cpu_s": n_claims / cpu,
+                     "speedup_wall": best["float32"][0] / wall, "speedup_cpu": best["float32"][1] / cpu, "forward_cpu_share": forward / cpu,
+                     "cpu_outside_forward_ms_per_claim": 1e3 * (cpu - forward) / n_claims, "rating_agreement": float(np.mean(r == r0)),
+                     "mean_score": float(sc.mean()), "mean_score_difference": float(sc.mean() - sc0.mean()),
+                     "largest_score_difference": float(np.abs(sc - sc0).max())})
+    date = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    command = f"python benchmarks/bench_judges_speed.py --dtypes --records {args.records} --rounds {args.rounds} --threads {args.threads}"
+    lines = [f"# The NLI judge: float32 vs its default dtype ({date})", "", f"`{command}`", "",
+             f"{len(docs)} (claims, document) pairs: {args.records} synthetic MedQA-style records x (identity, numbers changed, another record); "
+             f"{n_claims} claims; chunks of 64 records; {args.threads} thread(s); fastest (CPU) of {args.rounds} interleaved round(s); span cache "
+             f"emptied before every run; load average before {load_before[0]:.1f}, after {load_after[0]:.1f} ({os.cpu_count()} cores); "
+             f"CPU multiplies bfloat16 in hardware (AMX): {cpu_multiplies_bf16()}; torch {torch.__version__}.", "",
+             "| variant | dtype | wall s | claims/s | claims per CPU-second | x float32 (wall / CPU) | forward share of CPU "
+             "| CPU outside forward ms/claim | ratings = float32's | mean score (diff) | largest score diff |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    lines += [f"| {'nli (default)' if r['key'] == 'default' else 'nli:dtype=float32'} | {r['dtype']} | {r['wall_s']:.1f} | {r['claims_per_s']:.1f} | "
+              f"{r['claims_per_cpu_s']:.1f} | {r['speedup_wall']:.2f} / {r['speedup_cpu']:.2f} | {100 * r['forward_cpu_share']:.0f}% | "
+              f"{r['cpu_outside_forward_ms_per_claim']:.2f} | {r['rating_agreement']:.4f} | {r['mean_score']:.4f} ({r['mean_score_difference']:+.4f}) | "
+              f"{r['largest_score_difference']:.1e} |" for r in rows]
+    lines += ["", "Agreement with the labels in each dtype: `python benchmarks/nli_agreement.py --judges nli:dtype=float32,nli:dtype=bfloat16 "
+              "--sets eval,handwritten-test,calibration-test,chat-heldout` (docs/judges.md, Speed)."]
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / "judges_speed_dtypes.md").write_text("\n".join(lines) + "\n")
+    (RESULTS / "judges_speed_dtypes.json").write_text(json.dumps({"date": date, "command": command, "records": args.records, "claims": n_claims,
+                                                                  "threads": args.threads, "load_average": [load_before[0], load_after[0]],
+                                                                  "amx": cpu_multiplies_bf16(), "platform": platform.platform(), "rows": rows}, indent=1))
     print("\n".join(lines))
 
 

@@ -1,5 +1,6 @@
 """An encoder checkpoint stored in fp16 loads in float32 on a CPU and rates like the fp32 one (it used
-to crash the NLI judge: 'mat1 and mat2 must have the same dtype'); half precision is refused on a CPU."""
+to crash the NLI judge: 'mat1 and mat2 must have the same dtype'); float16 is refused on a CPU, and bfloat16
+is the default only where the CPU multiplies it in hardware."""
 
 from __future__ import annotations
 
@@ -53,10 +54,44 @@ def test_fp16_checkpoint_rates_like_fp32_in_the_nli_model(fp16_checkpoint):
     assert (p_half.argmax(1) == p_full.argmax(1)).all()
 
 
-def test_half_precision_is_refused_on_a_cpu_and_accepted_for_a_gpu():
+def test_float16_is_refused_on_a_cpu_and_half_precision_accepted_for_a_gpu():
     assert encoder_dtype(None, None) == "float32" and encoder_dtype("fp32", "cpu") == "float32"
     assert encoder_dtype("fp16", "cuda") == "float16" and encoder_dtype("bf16", "cuda:1") == "bfloat16"
+    assert encoder_dtype("bf16", "cpu") == "bfloat16"  # fast where the CPU multiplies it in hardware (auto_dtype)
     with pytest.raises(ValueError, match="needs a GPU"):
         encoder_dtype("float16", "cpu")
     with pytest.raises(ValueError, match="must be one of"):
         encoder_dtype("int4", "cuda")
+
+
+@pytest.mark.parametrize("amx, device, expected", [(True, None, "bfloat16"), (True, "cpu", "bfloat16"), (False, None, "float32"),
+                                                   (True, "cuda", "float32"), (True, "cuda:0", "float32")])
+def test_auto_dtype_is_bfloat16_only_on_a_cpu_that_multiplies_it(monkeypatch, amx, device, expected):
+    import textleak.encoders as encoders
+
+    monkeypatch.setattr(encoders, "cpu_multiplies_bf16", lambda: amx)
+    assert encoders.auto_dtype(device) == expected
+
+
+def test_the_nli_judge_resolves_its_dtype_and_says_it(monkeypatch):
+    import textleak.encoders as encoders
+    from textleak.judges.nli import NLIJudge
+
+    for amx, expected in ((True, "bfloat16"), (False, "float32")):
+        monkeypatch.setattr(encoders, "cpu_multiplies_bf16", lambda amx=amx: amx)
+        judge = NLIJudge()
+        assert judge.dtype == expected and judge.matcher.dtype == expected and judge._default_settings()
+        assert judge.describe().get("dtype", "float32") == expected  # part of every rating cache key
+        assert NLIJudge(dtype="float32").dtype == "float32" and NLIJudge(int8=True).dtype == "float32"
+    with pytest.raises(ValueError, match="needs a GPU"):
+        NLIJudge(dtype="float16")
+
+
+def test_bfloat16_rates_like_float32_on_easy_pairs():
+    """The cross-encoder in bfloat16 on a CPU: probabilities within bf16 rounding, the same ratings."""
+    from textleak.judges.nli import NLIModel
+
+    pairs = [(c, DOC.split(". ")[1]) for c in CLAIMS] + [(c, DOC) for c in CLAIMS]
+    p_bf16, p_fp32 = NLIModel(dtype="bfloat16").predict(pairs), NLIModel(dtype="float32").predict(pairs)
+    assert np.allclose(p_bf16, p_fp32, atol=0.05)
+    assert (p_bf16.argmax(1) == p_fp32.argmax(1)).all()

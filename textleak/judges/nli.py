@@ -140,7 +140,7 @@ class NLIModel:
 
         from textleak.encoders import default_encoder_path, encoder_dtype
 
-        self.dtype = encoder_dtype(dtype, "cpu" if int8 else device)
+        self.dtype = "float32" if int8 else encoder_dtype(dtype, device)  # int8 kernels read float32
 
         directory = Path(directory)
         self.directory = directory
@@ -457,11 +457,13 @@ def _lora_target(name: str, module: Any, config: dict[str, Any]) -> bool:
 
 
 def load_nli_model(directory: str | Path | None = None, int8: bool = False, device: str | None = None, dtype: str | None = None) -> NLIModel:
-    """The cross-encoder, loaded once per process per (weights folder, int8, device, dtype); ``dtype``
-    float16/bfloat16 only on a GPU (float32 otherwise, whatever the checkpoint's stored dtype)."""
-    from textleak.encoders import encoder_dtype
+    """The cross-encoder, loaded once per process per (weights folder, int8, device, dtype); ``dtype`` None is
+    the judge's default (:func:`textleak.encoders.auto_dtype`: bfloat16 on a CPU that multiplies it in
+    hardware, float32 elsewhere), whatever the checkpoint's stored dtype; int8 reads float32."""
+    from textleak.encoders import auto_dtype, encoder_dtype
 
-    key = (str(directory or WEIGHTS_DIR), bool(int8), device or "cpu", encoder_dtype(dtype, "cpu" if int8 else device))
+    name = "float32" if int8 else auto_dtype(device) if dtype is None else encoder_dtype(dtype, device)
+    key = (str(directory or WEIGHTS_DIR), bool(int8), device or "cpu", name)
     with _LOCK:
         model = _LOADED.get(key)
         if model is None:
@@ -581,10 +583,14 @@ class NLIJudge(Judge):
         self.max_span_words = int(max_span_words)
         self.batch_size = int(batch_size)
         self.device = device
-        self.dtype = dtype  # float32 unless float16/bfloat16 is asked for on a GPU (textleak.encoders.encoder_dtype)
+        # None: bfloat16 on a CPU that multiplies it in hardware, float32 elsewhere (textleak.encoders.auto_dtype);
+        # int8 runs its own kernels on float32 input
+        from textleak.encoders import auto_dtype, encoder_dtype
+
+        self.dtype = "float32" if int8 else auto_dtype(device) if dtype is None else encoder_dtype(dtype, device)
         self.show_progress = show_progress
         # the span finder: the embedding judge's bi-encoder (sentences + 8-word windows)
-        self.matcher = EmbeddingJudge(batch_size=encoder_batch_size, number_guard=False, device=device, dtype=dtype, show_progress=show_progress)
+        self.matcher = EmbeddingJudge(batch_size=encoder_batch_size, number_guard=False, device=device, dtype=self.dtype, show_progress=show_progress)
 
     @property
     def directory(self) -> Path:
@@ -635,7 +641,11 @@ class NLIJudge(Judge):
         import inspect
 
         defaults = {k: v.default for k, v in inspect.signature(NLIJudge.__init__).parameters.items()}
-        return self.dtype in (None, "float32", "fp32") and all(
+        from textleak.encoders import auto_dtype
+
+        # the figures are recorded in float32; bfloat16, chosen by default where the CPU multiplies it in
+        # hardware, agrees within 0.002 Spearman (docs/judges.md, Speed)
+        return self.dtype in ("float32", auto_dtype(self.device)) and all(
             getattr(self, k) == defaults[k] for k in ("spans", "int8", "cascade", "verbatim", "number_guard", "values", "value_spans", "lexical_span", "reader_view",
                                                       "voice", "leak_cost", "non_english", "max_span_words"))
 
