@@ -119,7 +119,8 @@ def main() -> None:
         "raw limit: one MiniLM encode of the distinct claims + sentences (batch 16)": raw,
         "embedding (batch 16, the default)": lambda: run_judge(EmbeddingJudge(batch_size=16), claims, docs),
         "embedding (batch 128, the former default)": lambda: run_judge(EmbeddingJudge(batch_size=128), claims, docs),
-        "nli (default: fp32, cascade, verbatim shortcut, 1 span)": lambda: run_judge(NLIJudge(weights=args.weights), claims, docs),
+        "nli (default: cascade, verbatim shortcut, value spans; bfloat16 on a CPU with AMX, else fp32)": lambda: run_judge(NLIJudge(weights=args.weights), claims, docs),
+        "nli:dtype=float32": lambda: run_judge(NLIJudge(weights=args.weights, dtype="float32"), claims, docs),
         "nli without the reader's view and written values (before issue 25)": lambda: run_judge(
             NLIJudge(weights=args.weights, values=False, reader_view=False, non_english="judge"), claims, docs),
         "nli int8": lambda: run_judge(NLIJudge(weights=args.weights, int8=True), claims, docs),
