@@ -108,6 +108,7 @@ def main() -> None:
     if not args.only or "nli" in args.only:
         load_nli_model(args.weights, True)
         load_nli_model(args.weights, False)
+        load_nli_model(args.weights, False, None, "float32")
     sentences = [s for d in docs for s in split_sentences(d)]
 
     def raw():
