@@ -114,3 +114,28 @@ def test_the_span_options_are_described_and_change_the_cache_key():
     assert base["value_spans"] == 1 and base["lexical_span"] is False and lexical["lexical_span"] is True
     assert NLIJudge()._default_settings() and not NLIJudge(lexical_span=True)._default_settings()
     assert not NLIJudge(value_spans=0)._default_settings()
+
+
+LANDLORD = ("Dear Mr Okafor. You have kept £420 of my £1,150 deposit for carpet cleaning. "
+            "The carpet had the same marks at check-in, and I have the photos to prove it.")
+
+
+@pytest.mark.parametrize("at_values, expected", [([0.2, 0.7, 0.1], 1), ([0.3, 0.2, 0.5], 2), (UNSUPPORTED, 2)])
+def test_values_written_together_where_the_model_finds_no_contradiction_are_stated(monkeypatch, at_values, expected):
+    """'£420' is written, but the claim's relation words (landlord, deducted) are not, so the value rule alone
+    allows 2. Read where the value is: p(same) > p(unsupported) there makes it 1; a contradiction there, 2."""
+    claim = "The landlord deducted £420 from the deposit."
+    verdict = value_verdict(claim, LANDLORD)
+    assert verdict.cap == 2 and verdict.together and "£420" in verdict.sentences[0]
+    model = StubModel("£420", hit=at_values)
+    judge = judge_with(monkeypatch, model, "Dear Mr Okafor.")
+    rating = judge.rate([[claim]], [LANDLORD])[0][0]
+    assert rating.rating == expected
+    if expected == 1:
+        assert rating.score <= nli.STATED_AT_VALUES_SCORE and "stated_at_values" in rating.detail
+
+
+def test_values_in_different_sentences_are_not_together():
+    verdict = value_verdict("The user flew from Lisbon to Oslo.", "I left Lisbon on Monday. Two days later I was in Oslo.")
+    assert set(verdict.values) == {"Lisbon", "Oslo"} and len(verdict.sentences) == 2 and not verdict.together
+    assert value_verdict("The user flew from Lisbon to Oslo.", "I flew from Lisbon via Oslo.").together

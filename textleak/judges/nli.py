@@ -85,7 +85,10 @@ WEIGHTS_DIR = Path(__file__).resolve().parent / "weights" / "nli"
 # The version of the rules around the model (values, reader's view, markers): part of describe(), hence of
 # every rating cache key, so ratings cached under older rules are recomputed. Bump it when a rule changes
 # what a rating, or its status, is.
-RULES_VERSION = "2026-11-29.1"
+RULES_VERSION = "2026-11-29.2"
+# the score of a claim rated 1 because its values are written together where the model finds no contradiction:
+# at most half-way between "same" (0) and "similar" (0.5)
+STATED_AT_VALUES_SCORE = 0.25
 ADAPTER_FILE = "adapter.safetensors"
 CONFIG_FILE = "config.json"
 MANIFEST_FILE = "manifest.json"
@@ -691,6 +694,8 @@ class NLIJudge(Judge):
         # any sentence may state a claim verbatim, or share the most words with it
         sentences = [split_sentences(doc) if self.verbatim or self.lexical_span else [] for doc in documents]
         verdicts: dict[tuple[int, int], ValueVerdict] = {}
+        values_span: dict[tuple[int, int], str] = {}  # the span of the one sentence that writes all of a claim's values
+        confirmed: dict[tuple[int, int], float] = {}  # ... and the cross-encoder's score there, where it finds no contradiction
         jobs: list[tuple[int, int, str, str, bool]] = []  # (doc, claim, claim text, span, stated_only)
         for i, rows in enumerate(found):
             for j, row in enumerate(rows):
@@ -709,6 +714,8 @@ class NLIJudge(Judge):
                     verdict = verdicts[(i, j)] = value_verdict(claim, documents[i])
                     spans += [v for v in (value_span(t, verdict.values, self.max_span_words) for t in verdict.sentences[: self.value_spans])
                               if v not in spans]
+                    if verdict.together and verdict.sentences:
+                        values_span[(i, j)] = value_span(verdict.sentences[0], verdict.values, self.max_span_words)
                 jobs.extend((i, j, claim, s, False) for s in spans)
                 if self.lexical_span and (lexical := lexical_sentence(claim, sentences[i])) is not None:
                     # the sentence sharing most of the claim's words, which the bi-encoder may rank below one
@@ -725,6 +732,8 @@ class NLIJudge(Judge):
             if self.leak_cost != 1:
                 probs = weigh_unsupported(probs, self.leak_cost)
             for (i, j, claim, span, stated_only), p in zip(jobs, probs):
+                if values_span.get((i, j)) == span and p[0] > p[2]:
+                    confirmed[(i, j)] = expected_score(p)
                 if stated_only and most_probable(p) != 1:
                     continue
                 cap = 1
@@ -750,6 +759,13 @@ class NLIJudge(Judge):
             for i, doc in enumerate(documents):
                 for j, claim in enumerate(claims[i]):
                     results[i][j] = apply_value_verdict(results[i][j], claim, doc, verdicts.get((i, j)))  # type: ignore[arg-type]
+                    rating = results[i][j]
+                    if (i, j) in confirmed and rating.rating == 2 and verdicts[(i, j)].cap == 2:
+                        # every value of the claim is written in one sentence, and the cross-encoder reading it finds
+                        # the claim stated or close (p(same) > p(unsupported)): the values anchor the fact
+                        results[i][j] = ClaimRating(1, min(rating.score, confirmed[(i, j)], STATED_AT_VALUES_SCORE), rating.status,
+                                                    {**rating.detail, "stated_at_values": "every value of the claim is written in one "
+                                                     "sentence, which the cross-encoder reads as stating it or close to it (p(same) > p(unsupported))"})
         return results  # type: ignore[return-value]
 
 

@@ -318,6 +318,7 @@ class ValueVerdict:
     values: tuple[str, ...]
     reason: str
     sentences: tuple[str, ...] = ()
+    together: bool = False  # every value of the claim is written in sentences[0]
 
 
 _IDENTIFYING = ("identifier", "named", "quoted", "number")
@@ -378,24 +379,25 @@ def value_verdict(claim: str, document: str) -> ValueVerdict:
         for k in hits:
             held[k] = held.get(k, 0) + 1
     where = tuple(sentences[k].text for k in sorted(held, key=lambda k: (-held[k], k)))
+    together = len(found) == len(values) and max(held.values()) == len(values)
     strong = [v for v in values if v.strong]
     if strong and all(v in found for v in strong) and all(v in found or v.kind == "name" for v in values) \
             and (not others or any(v.kind in ("named", "quoted") for v in strong)):
         # a naming claim ("The user's Linux username is rickard."): the name is the fact; a qualifier
         # the text does not repeat ("Linux") does not make it private
-        return ValueVerdict(1, names, "the claim's name or identifier is written in the text", where)
+        return ValueVerdict(1, names, "the claim's name or identifier is written in the text", where, together)
     if len(found) == len(values):
         shared = set.intersection(*(set(h) for h in found.values()))
         for k in shared:
             s = sentences[k]
             if not others or (s.negated == claim_negated and len(others & s.stems) >= _SUPPORT_SHARE * len(others)):
-                return ValueVerdict(1, names, "the claim's values are written in a sentence that states its relation", where)
+                return ValueVerdict(1, names, "the claim's values are written in a sentence that states its relation", where, together)
     if len(found) == len(values) and _ends_with_identifier(claim, values):
         for k in set.intersection(*(set(h) for h in found.values())):
             if _polarity_near(values, sentences[k], claim_negated):
-                return ValueVerdict(1, names, "the claim's identifier is written in the text, with no negation near it", where)
+                return ValueVerdict(1, names, "the claim's identifier is written in the text, with no negation near it", where, together)
     if any(v.strong for v in found) or len(found) == len(values):
-        return ValueVerdict(2, names, "a value of the claim is written in the text", where)
+        return ValueVerdict(2, names, "a value of the claim is written in the text", where, together)
     return _coarser_verdict(claim, document)
 
 
