@@ -119,7 +119,8 @@ def main() -> None:
         manifest = json.loads(path.read_text())
         keep = ("n", "spearman", "spearman_score", "cohen_kappa", "cohen_kappa_linear", "cohen_kappa_quadratic", "accuracy",
                 "contradiction_accuracy", "n_contradiction", "mean_score_judge", "mean_score_gold")
-        manifest["agreement"] = {name: {k: results_by_set["nli"][k] for k in keep} | {"date": report["date"]}
+        dtype = make("nli").dtype  # bfloat16 on a CPU with AMX, float32 elsewhere (textleak.encoders.auto_dtype)
+        manifest["agreement"] = {name: {k: results_by_set["nli"][k] for k in keep} | {"date": report["date"], "dtype": dtype}
                                  for name, results_by_set in report["sets"].items() if "nli" in results_by_set}
         path.write_text(json.dumps(manifest, indent=1) + "\n")
     RESULTS.mkdir(parents=True, exist_ok=True)

@@ -633,8 +633,10 @@ class NLIJudge(Judge):
         measured = manifest.get("agreement")
         if measured and self._default_settings():
             # flat, as the other judges' calibration (reports and the Space app show it as one level)
-            out["calibration"] = {f"{name.replace('-', '_')}_{k}": v for name, figures in measured.items() for k, v in figures.items() if k != "date"}
+            out["calibration"] = {f"{name.replace('-', '_')}_{k}": v for name, figures in measured.items() for k, v in figures.items()
+                                  if k not in ("date", "dtype")}
             out["calibration"]["date"] = next(iter(measured.values())).get("date")
+            out["calibration"]["dtype"] = next(iter(measured.values())).get("dtype", "float32")  # the encoders' dtype when measured
         else:
             out["calibration"] = "not measured for these settings"
         return out
