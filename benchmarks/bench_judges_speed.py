@@ -15,6 +15,14 @@ every run. Per variant: claims/s, and the time spent inside the encoders' forwar
 MiniLM encoders) beside the time outside them (Python, tokenising, splitting) per claim; and whether
 the ratings are identical. Writes ``benchmarks/results/judges_speed_span_finder.{md,json}``.
 
+``--old-rev REV --whole-judge`` times instead the whole default NLI judge of today's working tree against
+the whole judge at REV (every textleak module as it was: ``git archive`` into a temporary folder, imported
+by a worker process, ``benchmarks/_judge_worker.py``), on the same claims, in interleaved rounds (who goes
+first alternates; the fastest CPU round is kept), every run cold (fresh judge, textleak's per-text caches
+and the document cache emptied). Per side: claims per CPU-second, forward and outside-forward CPU
+ms/claim (the same hooks on both encoders), and whether every rating and score is identical.
+``--judge-dtype`` gives both judges one dtype. Writes ``benchmarks/results/judges_speed_whole_judge.{md,json}``.
+
 ``--backends`` times the default judge (NLI) with its two MiniLM encoders' forward passes run by
 PyTorch eager (today), by ONNX Runtime in fp32, and with int8 (torch's ``int8=True`` option; ONNX
 Runtime's dynamic quantisation), in interleaved rounds (``--rounds``), each against the torch run's
@@ -41,6 +49,7 @@ import sys
 import time
 from pathlib import Path
 
+from _judge_worker import ForwardClock, run_once
 from sanitizers.record import change_numbers
 
 REPO = Path(__file__).resolve().parent.parent
@@ -82,6 +91,8 @@ def main() -> None:
     ap.add_argument("--weights", default=None, help="NLI weights folder (default: the shipped adapter)")
     ap.add_argument("--old-rev", default=None, help="compare today's span finder with the one at this git revision")
     ap.add_argument("--rounds", type=int, default=3, help="interleaved rounds of --old-rev or --backends")
+    ap.add_argument("--whole-judge", action="store_true", help="with --old-rev: the whole default NLI judge at that revision (a worker process), not only its span finder")
+    ap.add_argument("--judge-dtype", default=None, help="with --whole-judge: the dtype both judges are given (default: each revision's default)")
     ap.add_argument("--backends", action="store_true", help="the default NLI judge on torch vs ONNX Runtime, fp32 and int8")
     ap.add_argument("--dtypes", action="store_true", help="the default NLI judge (auto dtype: bfloat16 where the CPU multiplies it) vs float32")
     ap.add_argument("--variants", default="", help="with --backends: comma-separated variant keys (torch,onnx,onnx-ce,torch-int8,onnx-int8-ce,onnx-int8,onnx-int8-bi,onnx-int8pc,onnx-int8pc-bi)")
@@ -90,6 +101,8 @@ def main() -> None:
     import torch
 
     torch.set_num_threads(args.threads)
+    if args.old_rev and args.whole_judge:
+        return compare_whole_judges(args)
     if args.old_rev:
         return compare_span_finders(args)
     if args.backends:
@@ -162,23 +175,102 @@ def main() -> None:
     print("\n".join(lines))
 
 
-class ForwardClock:
-    """Wall and process CPU time spent inside the forward passes of the given BERT models: hooks on their
-    embeddings and encoder stacks (sentence-transformers calls the model's ``forward`` directly, past
-    its own hooks). CPU time does not grow while other jobs hold the cores; wall time does."""
+def compare_whole_judges(args) -> None:
+    """Today's default NLI judge against the whole judge at ``args.old_rev`` (every module of textleak as it
+    was, imported in a worker process from ``git archive``), side by side in interleaved rounds: per run,
+    CPU time inside the encoders' forward passes and outside them, claims per CPU-second, and whether
+    every rating and score is identical. Each run starts cold (a fresh judge, textleak's per-text caches
+    and the document cache emptied: :func:`_judge_worker.clear_caches`)."""
+    import shutil
+    import subprocess
+    import tempfile
 
-    def __init__(self, models):
-        self.seconds = 0.0
-        self.cpu_seconds = 0.0
-        self._started: list[tuple[float, float]] = []
-        for m in [part for model in models for part in (model.embeddings, model.encoder)]:
-            m.register_forward_pre_hook(lambda *_: self._started.append((time.perf_counter(), time.process_time())))
-            m.register_forward_hook(lambda *_: self._stop())
+    from _judge_worker import loaded_encoders
 
-    def _stop(self):
-        wall, cpu = self._started.pop()
-        self.seconds += time.perf_counter() - wall
-        self.cpu_seconds += time.process_time() - cpu
+    from textleak.judges.nli import NLIJudge
+
+    claims, docs = workload(args.records)  # today's atomizer: both judges rate the same claims
+    n_claims = sum(len(c) for c in claims)
+    kwargs = {"weights": args.weights, **({"dtype": args.judge_dtype} if args.judge_dtype else {})}
+    rev = subprocess.run(["git", "rev-parse", "--short", args.old_rev], cwd=REPO, check=True, capture_output=True, text=True).stdout.strip()
+    tree = Path(tempfile.mkdtemp(prefix=f"textleak_at_{rev}_"))
+    worker = None
+    try:
+        archive = subprocess.run(["git", "archive", rev, "textleak"], cwd=REPO, check=True, capture_output=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
+        payload = tree / "payload.json"
+        payload.write_text(json.dumps({"claims": claims, "docs": docs, "kwargs": kwargs, "threads": args.threads}))
+        worker = subprocess.Popen([sys.executable, str(REPO / "benchmarks" / "_judge_worker.py"), str(tree), str(payload)],
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=str(tree))
+
+        def answer() -> dict:
+            for line in worker.stdout:
+                if line.startswith("@@"):
+                    return json.loads(line[2:])
+            raise RuntimeError(f"the worker at {rev} stopped (exit {worker.wait()})")
+
+        print(f"worker at {rev}: {answer()['textleak']}", flush=True)
+        NLIJudge(**kwargs).rate(claims[:4], docs[:4])  # loads today's models
+        clock = ForwardClock(loaded_encoders())
+        names = {"today": "nli (default), today's working tree", "old": f"nli (default) at {rev}"}
+
+        def run(key: str) -> dict:
+            if key == "today":
+                return run_once(lambda: NLIJudge(**kwargs), claims, docs, clock)
+            worker.stdin.write("run\n")
+            worker.stdin.flush()
+            return answer()
+
+        best: dict[str, dict] = {}
+        ratings: dict[str, list] = {}
+        load_before = os.getloadavg()
+        for r in range(args.rounds):
+            for key in (("today", "old") if r % 2 == 0 else ("old", "today")):  # alternate who goes first
+                res = run(key)
+                ratings[key] = [tuple(x) for x in res.pop("ratings")]
+                if key not in best or res["cpu_s"] < best[key]["cpu_s"]:
+                    best[key] = res
+                print(f"{names[key]:45s} wall {res['wall_s']:6.2f} s  CPU {res['cpu_s']:6.2f} s  {n_claims / res['cpu_s']:6.1f} claims/CPU-s  "
+                      f"forward CPU {1e3 * res['forward_cpu_s'] / n_claims:5.2f} ms/claim  outside forward CPU "
+                      f"{1e3 * (res['cpu_s'] - res['forward_cpu_s']) / n_claims:5.3f} ms/claim", flush=True)
+        load_after = os.getloadavg()
+    finally:
+        if worker is not None:
+            worker.stdin.close()
+            worker.wait()
+        shutil.rmtree(tree, ignore_errors=True)
+    same = ratings["today"] == ratings["old"]
+    differ = sum(a != b for a, b in zip(ratings["today"], ratings["old"]))
+    largest = max(abs((a[1] or 0) - (b[1] or 0)) for a, b in zip(ratings["today"], ratings["old"]))
+    rows = [{"variant": names[k], "wall_s": b["wall_s"], "claims_per_s": n_claims / b["wall_s"], "cpu_s": b["cpu_s"], "claims_per_cpu_s": n_claims / b["cpu_s"],
+             "forward_cpu_ms_per_claim": 1e3 * b["forward_cpu_s"] / n_claims, "cpu_outside_forward_ms_per_claim": 1e3 * (b["cpu_s"] - b["forward_cpu_s"]) / n_claims,
+             "forward_wall_ms_per_claim": 1e3 * b["forward_s"] / n_claims, "outside_forward_ms_per_claim": 1e3 * (b["wall_s"] - b["forward_s"]) / n_claims}
+            for k, b in best.items()]
+    date = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    command = (f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', '')} python benchmarks/bench_judges_speed.py --old-rev {args.old_rev} --whole-judge "
+               f"--records {args.records} --rounds {args.rounds} --threads {args.threads}" + (f" --judge-dtype {args.judge_dtype}" if args.judge_dtype else ""))
+    lines = [f"# The NLI judge: today's working tree vs {rev}, whole judge ({date})", "", f"`{command}`", "",
+             f"{len(docs)} (claims, document) pairs: {args.records} synthetic MedQA-style records x (identity, numbers changed, another record); "
+             f"{n_claims} claims (today's rule atomizer, for both); chunks of 64 records; {args.threads} thread(s); fastest (CPU) of {args.rounds} "
+             f"interleaved round(s); {rev}'s textleak runs in a worker process (git archive); every run cold (fresh judge, textleak's per-text "
+             f"caches and the document cache emptied); judge arguments {kwargs}; load average before {load_before[0]:.1f}, after {load_after[0]:.1f} "
+             f"({os.cpu_count()} cores, shared).", "",
+             "| variant | wall s | claims/s | CPU s | claims per CPU-second | forward CPU ms/claim | outside forward CPU ms/claim | outside forward wall ms/claim |",
+             "|---|---|---|---|---|---|---|---|"]
+    lines += [f"| {r['variant']} | {r['wall_s']:.2f} | {r['claims_per_s']:.1f} | {r['cpu_s']:.2f} | {r['claims_per_cpu_s']:.1f} | {r['forward_cpu_ms_per_claim']:.3f} | "
+              f"{r['cpu_outside_forward_ms_per_claim']:.3f} | {r['outside_forward_ms_per_claim']:.3f} |" for r in rows]
+    lines += ["", "Forward: process CPU time inside the two MiniLM encoders' forward passes (hooks on their embeddings and encoder stacks: the "
+              "bi-encoder span finder's and the cross-encoder's); outside: the rest of the run (Python, tokenising, padding, sentence splitting, "
+              "the judge's rules). CPU times do not grow while other jobs hold the cores (threads=1 makes them per core); wall times do.",
+              f"Ratings and scores identical to {rev}'s: {same} ({differ} of {len(ratings['today'])} claims differ; largest score difference {largest:.2e})."]
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / "judges_speed_whole_judge.md").write_text("\n".join(lines) + "\n")
+    (RESULTS / "judges_speed_whole_judge.json").write_text(json.dumps({"date": date, "command": command, "old_rev": rev, "records": args.records,
+                                                                       "claims": n_claims, "threads": args.threads, "judge_kwargs": kwargs,
+                                                                       "load_average": [load_before[0], load_after[0]], "platform": platform.platform(),
+                                                                       "identical_ratings": same, "claims_differing": differ,
+                                                                       "largest_score_difference": largest, "rows": rows}, indent=1))
+    print("\n".join(lines))
 
 
 def compare_span_finders(args) -> None:
