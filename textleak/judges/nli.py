@@ -65,6 +65,7 @@ import json
 import logging
 import re
 import threading
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Sequence
@@ -197,7 +198,7 @@ class NLIModel:
         with torch.inference_mode():
             for start in range(0, len(order), batch_size):
                 idx = order[start : start + batch_size]
-                batch = self.tokenizer.pad({key: [values[i] for i in idx] for key, values in encoded.items()}, return_tensors="pt")
+                batch = self._pad(encoded, idx, lengths)
                 probs[idx] = self._forward([items[i] for i in idx], batch).double().numpy()
         if not np.isfinite(probs).all():
             # a corrupt or overflowing adapter: an error, never a rating (a NaN score would clip to "leaked"
@@ -207,6 +208,25 @@ class NLIModel:
         for k, pair in enumerate(pairs):
             out[k] = probs[unique[pair]]
         return out
+
+    def _pad(self, encoded: Any, idx: Sequence[int], lengths: Sequence[int]) -> Any:
+        """Rows ``idx`` of the tokenised pairs as one batch of tensors padded to its longest row, as
+        ``tokenizer.pad`` pads them (pad id, token type and mask 0 on the right), built in numpy: the
+        tokenizer's own padding walks every row in Python."""
+        import torch
+        from transformers import BatchEncoding
+
+        if self.tokenizer.padding_side != "right" or not {"input_ids", "token_type_ids", "attention_mask"} >= set(encoded):
+            return self.tokenizer.pad({key: [values[i] for i in idx] for key, values in encoded.items()}, return_tensors="pt")
+        width = max(lengths[i] for i in idx)
+        fill = {"input_ids": self.tokenizer.pad_token_id, "token_type_ids": self.tokenizer.pad_token_type_id, "attention_mask": 0}
+        out = {}
+        for key, values in encoded.items():
+            array = np.full((len(idx), width), fill[key], dtype=np.int64)
+            for row, i in enumerate(idx):
+                array[row, : lengths[i]] = values[i]
+            out[key] = torch.from_numpy(array)
+        return BatchEncoding(out)
 
     def _forward(self, pairs: Sequence[tuple[str, str]], encoded: Any = None):
         """Probabilities of one batch of pairs; ``encoded``: the pairs already tokenised and padded."""
@@ -301,6 +321,12 @@ def _bands():
 
 def _slots(text: str) -> list[tuple[float, frozenset[str]]]:
     """(value, label words) of every number: the stemmed content words among the few words before it."""
+    return list(_slots_of(text))
+
+
+@lru_cache(maxsize=65536)
+def _slots_of(text: str) -> tuple[tuple[float, frozenset[str]], ...]:
+    """:func:`_slots`, computed once per text (a claim meets several spans, a span several claims)."""
     from textleak.text import rouge_tokens
 
     tokens = [m.group(0) for m in _SLOT_TOKEN.finditer(text)]
@@ -311,7 +337,7 @@ def _slots(text: str) -> list[tuple[float, frozenset[str]]]:
         before = [t.lower() for t in tokens[max(0, i - _SLOT_WINDOW) : i] if not t[0].isdigit()]
         labels = frozenset(w for w in rouge_tokens(" ".join(w for w in before if w not in _FRAME_WORDS)))
         out.append((float(token.replace(",", "")), labels))
-    return out
+    return tuple(out)
 
 
 def slot_log_ratio(claim: str, span: str) -> float:
@@ -319,9 +345,9 @@ def slot_log_ratio(claim: str, span: str) -> float:
     in the same slot, the one named by a shared label word ("pulse 72" vs "pulse 112, blood pressure
     120/80": 72 against 112, not against the nearer 80); 0 when no number of the claim has a slot in
     the span or every slotted value is stated."""
-    span_slots = [(v, labels) for v, labels in _slots(span) if labels]
+    span_slots = [(v, labels) for v, labels in _slots_of(span) if labels]
     worst = 0.0
-    for value, labels in _slots(claim):
+    for value, labels in _slots_of(claim):
         same_slot = [v for v, other in span_slots if labels & other]
         if not same_slot or value in same_slot:
             continue
@@ -336,6 +362,35 @@ def numeric_features(claim: str, span: str, names: Sequence[str] = NUMERIC_FEATU
     return [values[n] for n in names]
 
 
+@dataclass(frozen=True)
+class _PairSide:
+    """What :func:`pair_features` reads of one text, computed once per text (:func:`_pair_side`)."""
+
+    numbers: frozenset[str]
+    bands: tuple[float | None, ...]  # per clinical band: the value it writes, or None
+    quantities: tuple[tuple[float, bool], ...]
+    present: frozenset[float]  # the plain numbers, as floats
+    content: tuple[str, ...]  # stemmed tokens, framing words aside (the claim side's recall)
+    tokens: frozenset[str]
+    negated: bool
+
+
+_DIGIT = re.compile(r"\d")
+
+
+@lru_cache(maxsize=65536)
+def _pair_side(text: str, claim_side: bool) -> _PairSide:
+    """The per-text part of :func:`pair_features` (the claim side ignores the word "one" as a number)."""
+    from textleak.text import rouge_tokens
+
+    numbers = frozenset(extract_numbers(text, count_word_one=not claim_side))
+    digits = _DIGIT.search(text) is not None  # a band's value and a quantity are written in digits
+    bands = tuple(float(m.group(1).replace(",", "")) if digits and (m := band.pattern.search(text)) else None for band in _bands())
+    tokens = rouge_tokens(text)
+    return _PairSide(numbers, bands, tuple(_quantities(text)) if digits else (), frozenset(float(x) for x in numbers if x.replace(".", "", 1).isdigit()),
+                     tuple(t for t in tokens if t not in _FRAME_WORDS), frozenset(tokens), bool(_NEGATION.search(text)))
+
+
 def pair_features(claim: str, span: str, names: Sequence[str] = NUMERIC_FEATURES) -> dict[str, float]:
     """Arithmetic the tokenizer cannot do, given to the head beside the cross-encoder's vector:
     whether the claim states numbers, whether some are missing from the span (the number guard's
@@ -347,15 +402,14 @@ def pair_features(claim: str, span: str, names: Sequence[str] = NUMERIC_FEATURES
     (a negation cue in one and none in the other: "takes no medications" and "is not on any
     medication" agree; "denies chest pain" and "reports chest pain" do not); last, the log ratio of
     a claim number to the span's number in the same slot (:func:`slot_log_ratio`), computed only when
-    ``names`` asks for it (adapters trained before it existed do not)."""
-    c_num = extract_numbers(claim, count_word_one=False)
-    s_num = extract_numbers(span)
+    ``names`` asks for it (adapters trained before it existed do not). What each text alone gives is
+    computed once per text (:func:`_pair_side`)."""
+    c, s = _pair_side(claim, True), _pair_side(span, False)
+    c_num, s_num = c.numbers, s.numbers
     missing = c_num - s_num
     conflict = same_changed = 0.0
-    for band in _bands():
-        a, b = band.pattern.search(claim), band.pattern.search(span)
-        if a and b:
-            va, vb = float(a.group(1).replace(",", "")), float(b.group(1).replace(",", ""))
+    for band, va, vb in zip(_bands(), c.bands, s.bands):
+        if va is not None and vb is not None:
             wa = "low" if va < band.low else "high" if va > band.high else "normal"
             wb = "low" if vb < band.low else "high" if vb > band.high else "normal"
             if wa != wb:
@@ -364,9 +418,9 @@ def pair_features(claim: str, span: str, names: Sequence[str] = NUMERIC_FEATURES
                 same_changed = 1.0
     ratio = 0.0
     if missing:
-        span_q = _quantities(span)
-        present = {float(x) for x in s_num if x.replace(".", "", 1).isdigit()}
-        for value, duration in _quantities(claim):
+        span_q = s.quantities
+        present = s.present
+        for value, duration in c.quantities:
             if value in present and not duration:
                 continue
             same_kind = [v for v, d in span_q if d == duration]
@@ -374,12 +428,10 @@ def pair_features(claim: str, span: str, names: Sequence[str] = NUMERIC_FEATURES
                 continue
             best = min(abs(np.log((value + 1e-3) / (v + 1e-3))) for v in same_kind)
             ratio = max(ratio, min(1.0, best / np.log(10)))
-    from textleak.text import rouge_tokens
-
-    content = [t for t in rouge_tokens(claim) if t not in _FRAME_WORDS]
-    span_tokens = set(rouge_tokens(span))
+    content = c.content
+    span_tokens = s.tokens
     recall = sum(t in span_tokens for t in content) / len(content) if content else 0.0
-    mismatch = float(bool(_NEGATION.search(claim)) != bool(_NEGATION.search(span)))
+    mismatch = float(c.negated != s.negated)
     values = [float(bool(c_num)), float(bool(missing)), float(bool(c_num) and not s_num), conflict, same_changed, float(ratio),
               float(recall), mismatch]
     out = dict(zip(NUMERIC_FEATURES, values))
@@ -512,8 +564,29 @@ def in_claim_voice(claim: str, sentence: str) -> str:
     """``sentence`` with its first person made the claim's subject ("I have attached my resume" ->
     "the writer has attached their resume" for a claim about the writer); unchanged when the claim
     names no such subject or the sentence has no first person."""
+    who = _claim_subject(claim)
+    return sentence if who is None else _in_voice(sentence, who)
+
+
+@lru_cache(maxsize=65536)
+def _claim_subject(claim: str) -> str | None:
+    """"the user", "the writer", ... when the claim speaks of one (:func:`in_claim_voice`), else None."""
     m = _VOICE_SUBJECT.search(claim)
-    return sentence if m is None else _in_voice(sentence, "the " + m.group(1).lower())
+    return None if m is None else "the " + m.group(1).lower()
+
+
+def stating_sentence(claim: str, sentences: Sequence[str], voice: bool = True) -> str | None:
+    """The first of ``sentences`` that states ``claim`` (:func:`states_claim`), each read in the claim's
+    voice when ``voice`` (:func:`in_claim_voice`); None when none does. The claim's facts are looked up
+    once, not once per sentence."""
+    c_text, content, c_numbers, c_negated = _text_facts(claim, True)
+    who = _claim_subject(claim) if voice else None
+    by_words = len(content) >= 2
+    for s in sentences:
+        s_text, s_tokens, s_numbers, s_negated = _text_facts(s if who is None else _in_voice(s, who), False)
+        if (c_text and c_text in s_text) or (by_words and content <= s_tokens and c_numbers <= s_numbers and c_negated == s_negated):
+            return s
+    return None
 
 
 @lru_cache(maxsize=65536)
@@ -705,7 +778,7 @@ class NLIJudge(Judge):
                 if row["similarity"] is None or not row["spans"]:
                     results[i][j] = ClaimRating(3, normalise(3), "ok", {"reason": "no sentence in the document"})
                     continue
-                if self.verbatim and (span := next((s for s in sentences[i] if states_claim(claim, self._voiced(claim, s))), None)) is not None:
+                if self.verbatim and (span := stating_sentence(claim, sentences[i], self.voice)) is not None:
                     results[i][j] = ClaimRating(1, normalise(1), "ok", {"similarity": row["similarity"], "span": span,
                                                                         "reason": "claim stated verbatim (its words, numbers and polarity)"})
                     continue

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -81,16 +82,16 @@ def latin_language(text: str) -> str:
     """The stop-word test on Latin text (links and e-mail addresses left out): another language wins
     only with at least 2 hits and more than twice the English hits; otherwise "en"."""
     counts = dict.fromkeys(_STOP_WORDS, 0)
-    for m in _LATIN_WORD.finditer(_NOT_WORDS.sub(" ", text[:_MAX_CHARS_STOP_WORDS].lower())):
-        w = m.group(0)
-        for lang, words in _STOP_WORDS.items():
-            if w in words:
-                counts[lang] += 1
+    for w in _LATIN_WORD.findall(_NOT_WORDS.sub(" ", text[:_MAX_CHARS_STOP_WORDS].lower())):
+        for lang in _LANGUAGES_OF.get(w, ()):
+            counts[lang] += 1
     other = max((lang for lang in counts if lang != "en"), key=lambda lang: counts[lang])
     return other if counts[other] >= 2 and counts[other] > 2 * counts["en"] else "en"
 
 
 _FUNCTION_WORDS = frozenset().union(*_STOP_WORDS.values())
+# each function word -> the languages whose list holds it (one dictionary look-up per word)
+_LANGUAGES_OF = {w: tuple(lang for lang, words in _STOP_WORDS.items() if w in words) for w in _FUNCTION_WORDS}
 
 
 def function_word_hits(text: str) -> int:
@@ -108,13 +109,20 @@ def detect_language(text: str) -> LanguageGuess:
         return LanguageGuess("latin", latin_language(text), True, 0.0) if has_letter else LanguageGuess("none", "en", True, 0.0)
     counts: dict[str, int] = {}
     seen = 0
-    for ch in text:
-        if ch.isalpha():
-            s = char_script(ch)
-            counts[s] = counts.get(s, 0) + 1
-            seen += 1
-            if seen >= _MAX_LETTERS:
-                break
+    if len(text) <= _MAX_LETTERS:  # every letter counts: tally each distinct character once
+        for ch, n in Counter(text).items():
+            if ch.isalpha():
+                s = char_script(ch)
+                counts[s] = counts.get(s, 0) + n
+                seen += n
+    else:
+        for ch in text:
+            if ch.isalpha():
+                s = char_script(ch)
+                counts[s] = counts.get(s, 0) + 1
+                seen += 1
+                if seen >= _MAX_LETTERS:
+                    break
     if not seen:
         return LanguageGuess("none", "en", True, 0.0)
     script = max(counts, key=lambda s: (counts[s], s == "latin"))
