@@ -727,9 +727,6 @@ class NLIJudge(Judge):
             getattr(self, k) == defaults[k] for k in ("spans", "int8", "cascade", "verbatim", "number_guard", "values", "value_spans", "lexical_span", "reader_view",
                                                       "voice", "leak_cost", "non_english", "max_span_words"))
 
-    def _voiced(self, claim: str, sentence: str) -> str:
-        return in_claim_voice(claim, sentence) if self.voice else sentence
-
     def candidate_spans(self, claims: Sequence[Sequence[str]], documents: Sequence[str]) -> list[list[dict[str, Any]]]:
         """Per claim: ``{"similarity", "spans": [span texts, best first]}`` (similarity None and no
         spans for an empty document). The training script uses the same selection."""
