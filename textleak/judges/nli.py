@@ -129,7 +129,7 @@ class NLIModel:
 
     The encoder loads in float32 whatever dtype its checkpoint was stored in (an fp16 checkpoint
     used to meet the fp32 head and crash); the LoRA weights merge in float32, and only then does the
-    encoder move to ``dtype`` when half precision is asked for on a GPU (:func:`textleak.encoders.encoder_dtype`);
+    encoder move to ``dtype`` (float16 on a GPU only, bfloat16 on a CPU too: :func:`textleak.encoders.encoder_dtype`);
     the head always reads float32."""
 
     def __init__(self, directory: str | Path = WEIGHTS_DIR, int8: bool = False, encoder_path: str | None = None, device: str | None = None,
