@@ -140,7 +140,9 @@ class NLIModel:
 
         from textleak.encoders import default_encoder_path, encoder_dtype
 
-        self.dtype = "float32" if int8 else encoder_dtype(dtype, device)  # int8 kernels read float32
+        self.dtype = encoder_dtype(dtype, device)  # checked even with int8: a misspelt dtype is an error
+        if int8:
+            self.dtype = "float32"  # int8 kernels read float32
 
         directory = Path(directory)
         self.directory = directory
@@ -462,7 +464,9 @@ def load_nli_model(directory: str | Path | None = None, int8: bool = False, devi
     hardware, float32 elsewhere), whatever the checkpoint's stored dtype; int8 reads float32."""
     from textleak.encoders import auto_dtype, encoder_dtype
 
-    name = "float32" if int8 else auto_dtype(device) if dtype is None else encoder_dtype(dtype, device)
+    name = auto_dtype(device) if dtype is None else encoder_dtype(dtype, device)  # checked even with int8
+    if int8:
+        name = "float32"
     key = (str(directory or WEIGHTS_DIR), bool(int8), device or "cpu", name)
     with _LOCK:
         model = _LOADED.get(key)
@@ -587,7 +591,9 @@ class NLIJudge(Judge):
         # int8 runs its own kernels on float32 input
         from textleak.encoders import auto_dtype, encoder_dtype
 
-        self.dtype = "float32" if int8 else auto_dtype(device) if dtype is None else encoder_dtype(dtype, device)
+        self.dtype = auto_dtype(device) if dtype is None else encoder_dtype(dtype, device)  # checked even with int8
+        if int8:
+            self.dtype = "float32"
         self.show_progress = show_progress
         # the span finder: the embedding judge's bi-encoder (sentences + 8-word windows)
         self.matcher = EmbeddingJudge(batch_size=encoder_batch_size, number_guard=False, device=device, dtype=self.dtype, show_progress=show_progress)
