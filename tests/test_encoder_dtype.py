@@ -95,3 +95,17 @@ def test_bfloat16_rates_like_float32_on_easy_pairs():
     p_bf16, p_fp32 = NLIModel(dtype="bfloat16").predict(pairs), NLIModel(dtype="float32").predict(pairs)
     assert np.allclose(p_bf16, p_fp32, atol=0.05)
     assert (p_bf16.argmax(1) == p_fp32.argmax(1)).all()
+
+
+def test_a_misspelt_dtype_is_refused_with_int8_too():
+    """int8 runs float32, but a dtype it cannot be is still an error, not ignored (it was refused before
+    bfloat16 became the CPU default)."""
+    from textleak.judges.nli import NLIJudge, load_nli_model
+
+    with pytest.raises(ValueError, match="must be one of"):
+        NLIJudge(int8=True, dtype="int4")
+    with pytest.raises(ValueError, match="must be one of"):
+        load_nli_model(int8=True, dtype="int4")
+    with pytest.raises(ValueError, match="needs a GPU"):
+        NLIJudge(int8=True, dtype="float16")
+    assert NLIJudge(int8=True, dtype="bfloat16").dtype == "float32"

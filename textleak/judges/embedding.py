@@ -82,7 +82,7 @@ class EmbeddingJudge(Judge):
         self.batch_size = int(batch_size)
         self.device = device
         self.show_progress = show_progress
-        self.dtype = dtype  # float32 unless float16/bfloat16 is asked for on a GPU (textleak.encoders.encoder_dtype)
+        self.dtype = dtype  # float32 unless asked for: float16 on a GPU, bfloat16 on a GPU or CPU (textleak.encoders.encoder_dtype)
 
     def describe(self) -> dict[str, Any]:
         return {

@@ -133,7 +133,7 @@ class NLIModel:
 
     The encoder loads in float32 whatever dtype its checkpoint was stored in (an fp16 checkpoint
     used to meet the fp32 head and crash); the LoRA weights merge in float32, and only then does the
-    encoder move to ``dtype`` when half precision is asked for on a GPU (:func:`textleak.encoders.encoder_dtype`);
+    encoder move to ``dtype`` (float16 on a GPU only, bfloat16 on a CPU too: :func:`textleak.encoders.encoder_dtype`);
     the head always reads float32."""
 
     def __init__(self, directory: str | Path = WEIGHTS_DIR, int8: bool = False, encoder_path: str | None = None, device: str | None = None,
@@ -144,7 +144,9 @@ class NLIModel:
 
         from textleak.encoders import default_encoder_path, encoder_dtype
 
-        self.dtype = "float32" if int8 else encoder_dtype(dtype, device)  # int8 kernels read float32
+        self.dtype = encoder_dtype(dtype, device)  # checked even with int8: a misspelt dtype is an error
+        if int8:
+            self.dtype = "float32"  # int8 kernels read float32
 
         directory = Path(directory)
         self.directory = directory
@@ -517,7 +519,9 @@ def load_nli_model(directory: str | Path | None = None, int8: bool = False, devi
     hardware, float32 elsewhere), whatever the checkpoint's stored dtype; int8 reads float32."""
     from textleak.encoders import auto_dtype, encoder_dtype
 
-    name = "float32" if int8 else auto_dtype(device) if dtype is None else encoder_dtype(dtype, device)
+    name = auto_dtype(device) if dtype is None else encoder_dtype(dtype, device)  # checked even with int8
+    if int8:
+        name = "float32"
     key = (str(directory or WEIGHTS_DIR), bool(int8), device or "cpu", name)
     with _LOCK:
         model = _LOADED.get(key)
@@ -663,7 +667,9 @@ class NLIJudge(Judge):
         # int8 runs its own kernels on float32 input
         from textleak.encoders import auto_dtype, encoder_dtype
 
-        self.dtype = "float32" if int8 else auto_dtype(device) if dtype is None else encoder_dtype(dtype, device)
+        self.dtype = auto_dtype(device) if dtype is None else encoder_dtype(dtype, device)  # checked even with int8
+        if int8:
+            self.dtype = "float32"
         self.show_progress = show_progress
         # the span finder: the embedding judge's bi-encoder (sentences + 8-word windows)
         self.matcher = EmbeddingJudge(batch_size=encoder_batch_size, number_guard=False, device=device, dtype=self.dtype, show_progress=show_progress)
