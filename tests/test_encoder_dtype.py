@@ -64,7 +64,7 @@ def test_float16_is_refused_on_a_cpu_and_half_precision_accepted_for_a_gpu():
         encoder_dtype("int4", "cuda")
 
 
-@pytest.mark.parametrize("amx, device, expected", [(True, None, "bfloat16"), (True, "cpu", "bfloat16"), (False, None, "float32"),
+@pytest.mark.parametrize("amx, device, expected", [(True, None, "bfloat16"), (True, "cpu", "bfloat16"), (True, "CPU", "bfloat16"), (False, None, "float32"),
                                                    (True, "cuda", "float32"), (True, "cuda:0", "float32")])
 def test_auto_dtype_is_bfloat16_only_on_a_cpu_that_multiplies_it(monkeypatch, amx, device, expected):
     import textleak.encoders as encoders
@@ -109,3 +109,12 @@ def test_a_misspelt_dtype_is_refused_with_int8_too():
     with pytest.raises(ValueError, match="needs a GPU"):
         NLIJudge(int8=True, dtype="float16")
     assert NLIJudge(int8=True, dtype="bfloat16").dtype == "float32"
+
+
+def test_auto_dtype_reads_a_torch_device(monkeypatch):
+    import torch
+
+    import textleak.encoders as encoders
+
+    monkeypatch.setattr(encoders, "cpu_multiplies_bf16", lambda: True)
+    assert encoders.auto_dtype(torch.device("cpu")) == "bfloat16" and encoders.auto_dtype(torch.device("cuda", 0)) == "float32"

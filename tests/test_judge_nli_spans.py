@@ -139,3 +139,9 @@ def test_values_in_different_sentences_are_not_together():
     verdict = value_verdict("The user flew from Lisbon to Oslo.", "I left Lisbon on Monday. Two days later I was in Oslo.")
     assert set(verdict.values) == {"Lisbon", "Oslo"} and len(verdict.sentences) == 2 and not verdict.together
     assert value_verdict("The user flew from Lisbon to Oslo.", "I flew from Lisbon via Oslo.").together
+
+
+def test_value_span_is_centred_on_the_value_after_letters_that_change_length_when_lowered():
+    """'İ' lowers to two code points: an offset found in the lowered text would land words too late."""
+    sentence = " ".join(["İİİİİİİİİİ"] * 30 + ["orion-db02"] + ["tail"] * 40)
+    assert "orion-db02" in value_span(sentence, ("orion-db02",), 8)

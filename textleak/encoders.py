@@ -38,12 +38,17 @@ def cpu_multiplies_bf16() -> bool:
         return False
 
 
-def auto_dtype(device: str | None = None) -> str:
+def _on_cpu(device: Any) -> bool:
+    """Whether ``device`` (None, a string such as "cpu" or "CUDA:1", or a ``torch.device``) is the CPU."""
+    return str(device or "cpu").lower().split(":")[0] == "cpu"
+
+
+def auto_dtype(device: Any = None) -> str:
     """The dtype a judge's encoders run in when none is asked for: bfloat16 on a CPU that multiplies it in
     hardware (:func:`cpu_multiplies_bf16`), float32 everywhere else (GPUs included: half precision there is
     asked for). The NLI judge's ratings in bfloat16 agree with float32's within 0.002 Spearman on the
     evaluation set and the hand-labelled test split (docs/judges.md, Speed)."""
-    if (device or "cpu").split(":")[0] == "cpu" and cpu_multiplies_bf16():
+    if _on_cpu(device) and cpu_multiplies_bf16():
         return "bfloat16"
     return "float32"
 
@@ -56,7 +61,7 @@ def encoder_dtype(dtype: str | None = None, device: str | None = None) -> str:
     name = DTYPES.get(str(dtype or "float32").lower().removeprefix("torch."))
     if name is None:
         raise ValueError(f"encoder dtype must be one of float32, float16, bfloat16, got {dtype!r}")
-    if name == "float16" and (device or "cpu").split(":")[0] == "cpu":
+    if name == "float16" and _on_cpu(device):
         raise ValueError("encoder dtype float16 needs a GPU device (device='cuda'); on a CPU encoders run in float32 or bfloat16")
     return name
 

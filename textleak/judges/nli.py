@@ -873,8 +873,8 @@ def lexical_span(sentence: str, claim: str, max_words: int) -> str:
 
 def value_span(sentence: str, values: Sequence[str], max_words: int) -> str:
     """``sentence``, or ``max_words`` words of it centred on the first of ``values`` it writes."""
-    lowered = sentence.lower()
-    at = min((k for k in (lowered.find(v.lower()) for v in values) if k >= 0), default=0)
+    found = (re.search(re.escape(v), sentence, re.IGNORECASE) for v in values if v)
+    at = min((m.start() for m in found if m), default=0)  # an offset into the sentence itself, whatever case folding does
     return cut_span(sentence, len(sentence[:at].split()) - 4, max_words)
 
 
