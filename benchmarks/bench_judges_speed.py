@@ -71,6 +71,18 @@ def workload(n: int):
     return cl, docs
 
 
+def pairs_line(records: int, pairs: int) -> str:
+    """The workload, as every report of this benchmark opens its description."""
+    return f"{pairs} (claims, document) pairs: {records} synthetic MedQA-style records x (identity, numbers changed, another record)"
+
+
+def write_results(stem: str, lines: list[str], payload: dict) -> None:
+    """``benchmarks/results/{stem}.md`` (the report's lines) and ``{stem}.json`` (its figures)."""
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / f"{stem}.md").write_text("\n".join(lines) + "\n")
+    (RESULTS / f"{stem}.json").write_text(json.dumps(payload, indent=1, default=str))
+
+
 def timed(fn):
     started, cpu = time.perf_counter(), time.process_time()
     fn()
@@ -163,15 +175,14 @@ def main() -> None:
     RESULTS.mkdir(parents=True, exist_ok=True)
     date = time.strftime("%Y-%m-%d")
     lines = [f"# Judge throughput ({date})", "",
-             f"{len(docs)} (claims, document) pairs: {args.records} synthetic MedQA-style records x (identity, numbers changed, another record); "
+             f"{pairs_line(args.records, len(docs))}; "
              f"{n_claims} claims, {len(sentences)} document sentences; chunks of 64 records; {args.threads} threads; "
              f"load average before {load_before[0]:.1f}, after {load_after[0]:.1f} ({os.cpu_count()} cores).", "",
              "| variant | wall s | claims/s | CPU s | claims per CPU-second |", "|---|---|---|---|---|"]
     lines += [f"| {r['variant']} | {r['wall_s']:.1f} | {r['claims_per_s']:.1f} | {r['cpu_s']:.1f} | {r['claims_per_cpu_s']:.1f} |" for r in rows]
-    (RESULTS / "judges_speed.md").write_text("\n".join(lines) + "\n")
-    (RESULTS / "judges_speed.json").write_text(json.dumps({"date": date, "records": args.records, "claims": n_claims, "pairs": len(docs),
-                                                           "threads": args.threads, "load_before": load_before, "load_after": load_after,
-                                                           "platform": platform.platform(), "rows": rows}, indent=1))
+    write_results("judges_speed", lines, {"date": date, "records": args.records, "claims": n_claims, "pairs": len(docs),
+                                          "threads": args.threads, "load_before": load_before, "load_after": load_after,
+                                          "platform": platform.platform(), "rows": rows})
     print("\n".join(lines))
 
 
@@ -250,7 +261,7 @@ def compare_whole_judges(args) -> None:
     command = (f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', '')} python benchmarks/bench_judges_speed.py --old-rev {args.old_rev} --whole-judge "
                f"--records {args.records} --rounds {args.rounds} --threads {args.threads}" + (f" --judge-dtype {args.judge_dtype}" if args.judge_dtype else ""))
     lines = [f"# The NLI judge: today's working tree vs {rev}, whole judge ({date})", "", f"`{command}`", "",
-             f"{len(docs)} (claims, document) pairs: {args.records} synthetic MedQA-style records x (identity, numbers changed, another record); "
+             f"{pairs_line(args.records, len(docs))}; "
              f"{n_claims} claims (today's rule atomizer, for both); chunks of 64 records; {args.threads} thread(s); fastest (CPU) of {args.rounds} "
              f"interleaved round(s); {rev}'s textleak runs in a worker process (git archive); every run cold (fresh judge, textleak's per-text "
              f"caches and the document cache emptied); judge arguments {kwargs}; load average before {load_before[0]:.1f}, after {load_after[0]:.1f} "
@@ -263,13 +274,11 @@ def compare_whole_judges(args) -> None:
               "bi-encoder span finder's and the cross-encoder's); outside: the rest of the run (Python, tokenising, padding, sentence splitting, "
               "the judge's rules). CPU times do not grow while other jobs hold the cores (threads=1 makes them per core); wall times do.",
               f"Ratings and scores identical to {rev}'s: {same} ({differ} of {len(ratings['today'])} claims differ; largest score difference {largest:.2e})."]
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "judges_speed_whole_judge.md").write_text("\n".join(lines) + "\n")
-    (RESULTS / "judges_speed_whole_judge.json").write_text(json.dumps({"date": date, "command": command, "old_rev": rev, "records": args.records,
+    write_results("judges_speed_whole_judge", lines, {"date": date, "command": command, "old_rev": rev, "records": args.records,
                                                                        "claims": n_claims, "threads": args.threads, "judge_kwargs": kwargs,
                                                                        "load_average": [load_before[0], load_after[0]], "platform": platform.platform(),
                                                                        "identical_ratings": same, "claims_differing": differ,
-                                                                       "largest_score_difference": largest, "rows": rows}, indent=1))
+                                                                       "largest_score_difference": largest, "rows": rows})
     print("\n".join(lines))
 
 
@@ -331,7 +340,7 @@ def compare_span_finders(args) -> None:
     date = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     command = f"python benchmarks/bench_judges_speed.py --old-rev {args.old_rev} --records {args.records} --rounds {args.rounds} --threads {args.threads}"
     lines = [f"# Span finder: today's vs {args.old_rev} ({date})", "", f"`{command}`", "",
-             f"{len(docs)} (claims, document) pairs: {args.records} synthetic MedQA-style records x (identity, numbers changed, another record); "
+             f"{pairs_line(args.records, len(docs))}; "
              f"{n_claims} claims; chunks of 64 records; {args.threads} threads; fastest of {args.rounds} interleaved rounds; document cache emptied "
              f"before every run; load average before {load_before[0]:.1f}, after {load_after[0]:.1f} ({os.cpu_count()} cores, shared).", "",
              "| variant | wall s | claims/s | forward ms/claim (wall) | outside forward ms/claim (wall) | claims per CPU-second | outside forward ms/claim (CPU) |",
@@ -343,11 +352,9 @@ def compare_span_finders(args) -> None:
               "times (threads=1 makes them per core) do not, so the CPU columns are the ones to compare on a shared machine.",
               f"Ratings and scores identical to {args.old_rev}'s: NLI {same[names[0]]} (largest score difference {diff[names[0]]:.2e}), "
               f"embedding {same[names[2]]} (largest {diff[names[2]]:.2e})."]
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "judges_speed_span_finder.md").write_text("\n".join(lines) + "\n")
-    (RESULTS / "judges_speed_span_finder.json").write_text(json.dumps({"date": date, "command": command, "records": args.records, "claims": n_claims,
+    write_results("judges_speed_span_finder", lines, {"date": date, "command": command, "records": args.records, "claims": n_claims,
                                                                        "load_average": [load_before[0], load_after[0]], "platform": platform.platform(),
-                                                                       "identical_ratings": same, "largest_score_difference": diff, "rows": rows}, indent=1))
+                                                                       "identical_ratings": same, "largest_score_difference": diff, "rows": rows})
     print("\n".join(lines))
 
 
@@ -358,41 +365,29 @@ def compare_dtypes(args) -> None:
     import numpy as np
     import torch
 
-    from textleak.encoders import auto_dtype, cpu_multiplies_bf16, load_sentence_encoder
-    from textleak.judges import embedding
-    from textleak.judges.nli import NLIJudge, load_nli_model
+    from _judge_worker import loaded_encoders
+
+    from textleak.encoders import auto_dtype, cpu_multiplies_bf16
+    from textleak.judges.nli import NLIJudge
 
     claims, docs = workload(args.records)
     n_claims = sum(len(c) for c in claims)
     dtypes = {"float32": "float32", "default": auto_dtype()}
-    clock = {"cpu": 0.0}
-
-    def start(*_):
-        clock["t"] = time.process_time()
-
-    def stop(*_):
-        clock["cpu"] += time.process_time() - clock["t"]
-
-    for dt in set(dtypes.values()):  # load and hook both encoders of each dtype
-        for m in (load_sentence_encoder(None, None, dt)[0].auto_model, load_nli_model(args.weights, False, None, dt).model):
-            m.register_forward_pre_hook(start)
-            m.register_forward_hook(stop)
-        NLIJudge(weights=args.weights, dtype=dt).rate(claims[:4], docs[:4])  # warm-up
+    judges = {"float32": lambda: NLIJudge(weights=args.weights, dtype="float32"), "default": lambda: NLIJudge(weights=args.weights)}
+    for make in judges.values():
+        make().rate(claims[:4], docs[:4])  # loads the encoders of each dtype
+    clock = ForwardClock(loaded_encoders())
     best: dict[str, tuple[float, float, float]] = {}
     ratings: dict[str, list] = {}
     load_before = os.getloadavg()
-    for _ in range(args.rounds):
-        for key, dt in dtypes.items():
-            embedding._SPANS.clear()
-            judge = NLIJudge(weights=args.weights) if key == "default" else NLIJudge(weights=args.weights, dtype=dt)
-            forward0, started, cpu0, out = clock["cpu"], time.perf_counter(), time.process_time(), []
-            for s in range(0, len(docs), 64):
-                out += judge.rate(claims[s : s + 64], docs[s : s + 64])
-            wall, cpu, forward = time.perf_counter() - started, time.process_time() - cpu0, clock["cpu"] - forward0
-            ratings[key] = [(r.rating, r.score) for rs in out for r in rs]
+    for r in range(args.rounds):
+        for key in (("float32", "default") if r % 2 == 0 else ("default", "float32")):  # alternate who goes first
+            res = run_once(judges[key], claims, docs, clock)  # cold: per-text caches and the document cache emptied
+            wall, cpu, forward = res["wall_s"], res["cpu_s"], res["forward_cpu_s"]
+            ratings[key] = res["ratings"]
             if key not in best or cpu < best[key][1]:
                 best[key] = (wall, cpu, forward)
-            print(f"{key:8s} ({judge.dtype:8s}) wall {wall:6.1f} s  CPU {cpu:6.1f} s  {n_claims / wall:6.1f} claims/s  {n_claims / cpu:6.1f} claims/CPU-s  "
+            print(f"{key:8s} ({dtypes[key]:8s}) wall {wall:6.1f} s  CPU {cpu:6.1f} s  {n_claims / wall:6.1f} claims/s  {n_claims / cpu:6.1f} claims/CPU-s  "
                   f"outside forward {1e3 * (cpu - forward) / n_claims:.2f} ms/claim", flush=True)
     load_after = os.getloadavg()
     ref = ratings["float32"]
@@ -409,9 +404,9 @@ def compare_dtypes(args) -> None:
     date = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     command = f"python benchmarks/bench_judges_speed.py --dtypes --records {args.records} --rounds {args.rounds} --threads {args.threads}"
     lines = [f"# The NLI judge: float32 vs its default dtype ({date})", "", f"`{command}`", "",
-             f"{len(docs)} (claims, document) pairs: {args.records} synthetic MedQA-style records x (identity, numbers changed, another record); "
-             f"{n_claims} claims; chunks of 64 records; {args.threads} thread(s); fastest (CPU) of {args.rounds} interleaved round(s); span cache "
-             f"emptied before every run; load average before {load_before[0]:.1f}, after {load_after[0]:.1f} ({os.cpu_count()} cores); "
+             f"{pairs_line(args.records, len(docs))}; "
+             f"{n_claims} claims; chunks of 64 records; {args.threads} thread(s); fastest (CPU) of {args.rounds} interleaved round(s), every run cold "
+             f"(textleak's per-text caches and the document cache emptied); load average before {load_before[0]:.1f}, after {load_after[0]:.1f} ({os.cpu_count()} cores); "
              f"CPU multiplies bfloat16 in hardware (AMX): {cpu_multiplies_bf16()}; torch {torch.__version__}.", "",
              "| variant | dtype | wall s | claims/s | claims per CPU-second | x float32 (wall / CPU) | forward share of CPU "
              "| CPU outside forward ms/claim | ratings = float32's | mean score (diff) | largest score diff |",
@@ -422,11 +417,9 @@ def compare_dtypes(args) -> None:
               f"{r['largest_score_difference']:.1e} |" for r in rows]
     lines += ["", "Agreement with the labels in each dtype: `python benchmarks/nli_agreement.py --judges nli:dtype=float32,nli:dtype=bfloat16 "
               "--sets eval,handwritten-test,calibration-test,chat-heldout` (docs/judges.md, Speed)."]
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "judges_speed_dtypes.md").write_text("\n".join(lines) + "\n")
-    (RESULTS / "judges_speed_dtypes.json").write_text(json.dumps({"date": date, "command": command, "records": args.records, "claims": n_claims,
+    write_results("judges_speed_dtypes", lines, {"date": date, "command": command, "records": args.records, "claims": n_claims,
                                                                   "threads": args.threads, "load_average": [load_before[0], load_after[0]],
-                                                                  "amx": cpu_multiplies_bf16(), "platform": platform.platform(), "rows": rows}, indent=1))
+                                                                  "amx": cpu_multiplies_bf16(), "platform": platform.platform(), "rows": rows})
     print("\n".join(lines))
 
 
@@ -552,7 +545,7 @@ def compare_backends(args) -> None:
     command = (f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', '')} python benchmarks/bench_judges_speed.py --backends --records {args.records} "
                f"--rounds {args.rounds} --threads {args.threads}" + (f" --variants {args.variants}" if args.variants else ""))
     lines = [f"# The NLI judge's encoders: torch vs ONNX Runtime ({date})", "", f"`{command}`", "",
-             f"{len(docs)} (claims, document) pairs: {args.records} synthetic MedQA-style records x (identity, numbers changed, another record); "
+             f"{pairs_line(args.records, len(docs))}; "
              f"{n_claims} claims; chunks of 64 records; {args.threads} thread(s) (torch and ONNX Runtime intra-op); fastest (CPU) of {args.rounds} "
              f"interleaved round(s); span cache emptied before every run; load average before {load_before[0]:.1f}, after {load_after[0]:.1f} "
              f"({os.cpu_count()} cores, shared); {platform.processor() or platform.machine()}.", "",
@@ -569,12 +562,10 @@ def compare_backends(args) -> None:
               f"{peak[1]:.1f} after, which bounds what any fp32 back end can gain on this CPU. "
               "ONNX Runtime: the merged encoder exported once in fp32 (dynamic batch and sequence axes), graph optimisations on; its "
               "int8 is onnxruntime.quantization.quantize_dynamic (int8 weights, one activation scale per batch tensor)."]
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "judges_speed_backends.md").write_text("\n".join(lines) + "\n")
-    (RESULTS / "judges_speed_backends.json").write_text(json.dumps({"date": date, "command": command, "records": args.records, "claims": n_claims,
+    write_results("judges_speed_backends", lines, {"date": date, "command": command, "records": args.records, "claims": n_claims,
                                                                     "threads": args.threads, "load_average": [load_before[0], load_after[0]],
                                                                     "sgemm_gflop_per_cpu_s": peak,
-                                                                    "platform": platform.platform(), "rows": rows}, indent=1))
+                                                                    "platform": platform.platform(), "rows": rows})
     print("\n".join(lines))
 
 
