@@ -145,3 +145,13 @@ def test_value_span_is_centred_on_the_value_after_letters_that_change_length_whe
     """'İ' lowers to two code points: an offset found in the lowered text would land words too late."""
     sentence = " ".join(["İİİİİİİİİİ"] * 30 + ["orion-db02"] + ["tail"] * 40)
     assert "orion-db02" in value_span(sentence, ("orion-db02",), 8)
+
+
+def test_a_lexical_span_missing_the_claims_number_does_not_count_under_the_number_guard(monkeypatch):
+    """With number_guard, a lexical span rated 'same' but missing the claim's number is moved to 'similar'
+    first, so it is no statement and leaves the claim to its other spans."""
+    doc = "EDUCATION. I graduated from Ridgeway College with honours."
+    model = StubModel("graduated", hit=SAME)
+    judge = judge_with(monkeypatch, model, "EDUCATION.", value_spans=0, lexical_span=True, number_guard=True, values=False)
+    rating = judge.rate([["The user graduated from college with honours in 2014."]], [doc])[0][0]
+    assert any("graduated" in s for s in model.read) and rating.rating == 3

@@ -790,10 +790,10 @@ class NLIJudge(Judge):
                     # the sentences that write the claim's values are read too: the bi-encoder's best span
                     # is the sentence most like the claim overall, which may not be where its value is
                     verdict = verdicts[(i, j)] = value_verdict(claim, documents[i])
-                    spans += [v for v in (value_span(t, verdict.values, self.max_span_words) for t in verdict.sentences[: self.value_spans])
-                              if v not in spans]
-                    if verdict.together and verdict.sentences:
-                        values_span[(i, j)] = value_span(verdict.sentences[0], verdict.values, self.max_span_words)
+                    read = [value_span(t, verdict.values, self.max_span_words) for t in verdict.sentences[: self.value_spans]]
+                    spans += [v for v in read if v not in spans]
+                    if verdict.together and read:
+                        values_span[(i, j)] = read[0]
                 jobs.extend((i, j, claim, s, False) for s in spans)
                 if self.lexical_span and (lexical := lexical_sentence(claim, sentences[i])) is not None:
                     # the sentence sharing most of the claim's words, which the bi-encoder may rank below one
@@ -812,14 +812,14 @@ class NLIJudge(Judge):
             for (i, j, claim, span, stated_only), p in zip(jobs, probs):
                 if values_span.get((i, j)) == span and p[0] > p[2]:
                     confirmed[(i, j)] = expected_score(p)
-                if stated_only and most_probable(p) != 1:
-                    continue
                 cap = 1
                 if self.number_guard:
                     missing = extract_numbers(claim, count_word_one=False) - extract_numbers(span)
                     if missing:
                         p = np.asarray([0.0, p[0] + p[1], p[2]])
                         cap = 2
+                if stated_only and most_probable(p) != 1:  # after the number guard: a guarded "same" is no statement
+                    continue
                 score = expected_score(p)
                 if (i, j) not in best or score < best[(i, j)][0]:
                     best[(i, j)] = (score, p, span, cap)
