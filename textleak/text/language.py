@@ -22,6 +22,7 @@ import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import islice
 
 #: scripts written without spaces between words: sentences split on their punctuation only
 UNSEGMENTED_SCRIPTS = frozenset({"han", "kana", "thai", "lao", "khmer", "myanmar", "tibetan"})
@@ -109,20 +110,11 @@ def detect_language(text: str) -> LanguageGuess:
         return LanguageGuess("latin", latin_language(text), True, 0.0) if has_letter else LanguageGuess("none", "en", True, 0.0)
     counts: dict[str, int] = {}
     seen = 0
-    if len(text) <= _MAX_LETTERS:  # every letter counts: tally each distinct character once
-        for ch, n in Counter(text).items():
-            if ch.isalpha():
-                s = char_script(ch)
-                counts[s] = counts.get(s, 0) + n
-                seen += n
-    else:
-        for ch in text:
-            if ch.isalpha():
-                s = char_script(ch)
-                counts[s] = counts.get(s, 0) + 1
-                seen += 1
-                if seen >= _MAX_LETTERS:
-                    break
+    # the first _MAX_LETTERS letters, each distinct character's script looked up once (scripts in order of first sight)
+    for ch, n in Counter(islice((ch for ch in text if ch.isalpha()), _MAX_LETTERS)).items():
+        s = char_script(ch)
+        counts[s] = counts.get(s, 0) + n
+        seen += n
     if not seen:
         return LanguageGuess("none", "en", True, 0.0)
     script = max(counts, key=lambda s: (counts[s], s == "latin"))
