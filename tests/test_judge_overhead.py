@@ -11,20 +11,23 @@ from textleak.text.language import _MAX_LETTERS, char_script, detect_language
 
 
 def _first_stating(claim: str, sentences: list[str], voice: bool) -> str | None:
-    """The shortcut as it was written: every sentence through in_claim_voice and states_claim."""
+    """The shortcut as it was written: every sentence through in_claim_voice, then states_claim."""
     return next((s for s in sentences if states_claim(claim, in_claim_voice(claim, s) if voice else s)), None)
 
 
-@pytest.mark.parametrize("claim, sentences", [
-    ("The writer has attached their resume.", ["Dear team,", "I have attached my resume.", "Thanks."]),
-    ("The patient is 45 years old.", ["A 45-year-old man has a cough.", "The patient is 45 years old and well."]),
-    ("The patient has no fever.", ["The patient has a fever.", "He has no fever today."]),
-    ("The user lives in Leeds.", ["I live in York.", "She lives in Leeds."]),
-    ("The patient takes aspirin daily.", []),
+@pytest.mark.parametrize("claim, sentences, voiced, plain", [
+    ("The writer has attached their resume.", ["Dear team,", "I have attached my resume.", "Thanks."], "I have attached my resume.", None),
+    ("The patient is 45 years old.", ["A 45-year-old man has a cough.", "The patient is 45 years old and well."],
+     "A 45-year-old man has a cough.", "A 45-year-old man has a cough."),
+    ("The patient has no fever.", ["The patient has a fever.", "He has no fever today."], "He has no fever today.", "He has no fever today."),
+    ("The user lives in Leeds.", ["I live in York.", "She lives in Leeds."], "She lives in Leeds.", "She lives in Leeds."),
+    ("The patient takes aspirin daily.", [], None, None),
 ])
-@pytest.mark.parametrize("voice", [True, False])
-def test_stating_sentence_is_the_first_sentence_states_claim_accepts(claim, sentences, voice):
-    assert stating_sentence(claim, sentences, voice) == _first_stating(claim, sentences, voice)
+def test_stating_sentence_is_the_first_sentence_that_states_the_claim(claim, sentences, voiced, plain):
+    """Pinned outputs (states_claim is stating_sentence on one sentence, so comparing the two would prove
+    nothing); with the voice on, it is also the first sentence that states it once put in the claim's voice."""
+    assert stating_sentence(claim, sentences, True) == voiced == _first_stating(claim, sentences, True)
+    assert stating_sentence(claim, sentences, False) == plain
 
 
 def test_stating_sentence_reads_first_person_in_the_claims_voice():
