@@ -118,3 +118,21 @@ def test_auto_dtype_reads_a_torch_device(monkeypatch):
 
     monkeypatch.setattr(encoders, "cpu_multiplies_bf16", lambda: True)
     assert encoders.auto_dtype(torch.device("cpu")) == "bfloat16" and encoders.auto_dtype(torch.device("cuda", 0)) == "float32"
+
+
+def test_batch_sizes_follow_the_dtype_unless_given(monkeypatch):
+    """In bfloat16 on a CPU the judge batches 128 cross-encoder pairs and 64 bi-encoder texts (AMX tiles
+    want full batches), 32 and 16 in float32; given sizes are kept, and in bfloat16, where a pair's
+    probabilities depend slightly on its batch, the sizes are part of the cache key."""
+    import textleak.encoders as encoders
+    from textleak.judges.nli import NLIJudge
+
+    assert encoders.auto_batch_sizes("bfloat16", "cpu") == (128, 64) and encoders.auto_batch_sizes("bfloat16", "cuda") == (32, 16)
+    assert encoders.auto_batch_sizes("float32", None) == (32, 16)
+    monkeypatch.setattr(encoders, "cpu_multiplies_bf16", lambda: True)
+    judge = NLIJudge()
+    assert (judge.batch_size, judge.matcher.batch_size) == (128, 64) and judge.describe()["batch_sizes"] == [128, 64]
+    given = NLIJudge(batch_size=8, encoder_batch_size=4)
+    assert (given.batch_size, given.matcher.batch_size) == (8, 4) and given.describe()["batch_sizes"] == [8, 4]
+    full = NLIJudge(dtype="float32")
+    assert (full.batch_size, full.matcher.batch_size) == (32, 16) and "batch_sizes" not in full.describe()

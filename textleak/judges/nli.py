@@ -627,8 +627,8 @@ class NLIJudge(Judge):
         leak_cost: float = 1.0,
         non_english: str = "leaked",
         max_span_words: int = 32,
-        batch_size: int = 32,
-        encoder_batch_size: int = 16,
+        batch_size: int | None = None,
+        encoder_batch_size: int | None = None,
         device: str | None = None,
         dtype: str | None = None,
         show_progress: bool = False,
@@ -657,15 +657,18 @@ class NLIJudge(Judge):
         self.leak_cost = float(leak_cost)
         self.non_english = non_english
         self.max_span_words = int(max_span_words)
-        self.batch_size = int(batch_size)
         self.device = device
         # None: bfloat16 on a CPU that multiplies it in hardware, float32 elsewhere (textleak.encoders.auto_dtype);
         # int8 runs its own kernels on float32 input
-        from textleak.encoders import auto_dtype, encoder_dtype
+        from textleak.encoders import auto_batch_sizes, auto_dtype, encoder_dtype
 
         self.dtype = auto_dtype(device) if dtype is None else encoder_dtype(dtype, device)  # checked even with int8
         if int8:
             self.dtype = "float32"
+        # None: what suits the dtype and device (textleak.encoders.auto_batch_sizes: larger in bfloat16 on a CPU)
+        auto_cross, auto_bi = auto_batch_sizes(self.dtype, device)
+        self.batch_size = int(batch_size) if batch_size is not None else auto_cross
+        encoder_batch_size = int(encoder_batch_size) if encoder_batch_size is not None else auto_bi
         self.show_progress = show_progress
         # the span finder: the embedding judge's bi-encoder (sentences + 8-word windows)
         self.matcher = EmbeddingJudge(batch_size=encoder_batch_size, number_guard=False, device=device, dtype=self.dtype, show_progress=show_progress)
@@ -694,7 +697,8 @@ class NLIJudge(Judge):
             **({"leak_cost": self.leak_cost} if self.leak_cost != 1 else {}),
             "non_english": self.non_english,
             "rules_version": RULES_VERSION,
-            **({"dtype": self.dtype} if self.dtype not in (None, "float32", "fp32") else {}),  # half precision can move ratings
+            # half precision can move ratings, and in it a pair's probabilities depend (slightly) on its batch
+            **({"dtype": self.dtype, "batch_sizes": [self.batch_size, self.matcher.batch_size]} if self.dtype not in (None, "float32", "fp32") else {}),
             "score": "expected normalised rating E[(r-1)/2] under p(same, similar, unsupported)",
         }
         try:
