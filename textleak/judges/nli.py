@@ -622,6 +622,7 @@ class NLIJudge(Judge):
         values: bool = True,
         value_spans: int = 1,
         lexical_span: bool = False,
+        places: bool = False,
         reader_view: bool = True,
         voice: bool = True,
         leak_cost: float = 1.0,
@@ -650,6 +651,7 @@ class NLIJudge(Judge):
             raise ValueError(f"value_spans must be an integer >= 0 (sentences holding the claim's values read beside the best span), got {value_spans!r}")
         self.value_spans = value_spans if values else 0
         self.lexical_span = bool(lexical_span)
+        self.places = bool(places)
         self.reader_view = bool(reader_view)
         self.voice = bool(voice)
         if isinstance(leak_cost, bool) or not isinstance(leak_cost, (int, float)) or not 1 <= leak_cost < float("inf"):
@@ -692,6 +694,7 @@ class NLIJudge(Judge):
             "values": self.values,
             "value_spans": self.value_spans,
             "lexical_span": self.lexical_span,
+            **({"places": True} if self.places else {}),
             "reader_view": self.reader_view,
             "voice": self.voice,
             **({"leak_cost": self.leak_cost} if self.leak_cost != 1 else {}),
@@ -730,7 +733,7 @@ class NLIJudge(Judge):
         # the recorded figures name the dtype they were measured in; float32 and bfloat16 (the default where the
         # CPU multiplies it in hardware) agree within 0.002 Spearman on the evaluation set and the test split
         return self.dtype in ("float32", auto_dtype(self.device)) and all(
-            getattr(self, k) == defaults[k] for k in ("spans", "int8", "cascade", "verbatim", "number_guard", "values", "value_spans", "lexical_span", "reader_view",
+            getattr(self, k) == defaults[k] for k in ("spans", "int8", "cascade", "verbatim", "number_guard", "values", "value_spans", "lexical_span", "places", "reader_view",
                                                       "voice", "leak_cost", "non_english", "max_span_words"))
 
     def candidate_spans(self, claims: Sequence[Sequence[str]], documents: Sequence[str]) -> list[list[dict[str, Any]]]:
@@ -789,7 +792,7 @@ class NLIJudge(Judge):
                 if self.value_spans:
                     # the sentences that write the claim's values are read too: the bi-encoder's best span
                     # is the sentence most like the claim overall, which may not be where its value is
-                    verdict = verdicts[(i, j)] = value_verdict(claim, documents[i])
+                    verdict = verdicts[(i, j)] = value_verdict(claim, documents[i], self.places)
                     read = [value_span(t, verdict.values, self.max_span_words) for t in verdict.sentences[: self.value_spans]]
                     spans += [v for v in read if v not in spans]
                     if verdict.together and read:
@@ -836,7 +839,7 @@ class NLIJudge(Judge):
         if self.values:
             for i, doc in enumerate(documents):
                 for j, claim in enumerate(claims[i]):
-                    results[i][j] = apply_value_verdict(results[i][j], claim, doc, verdicts.get((i, j)))  # type: ignore[arg-type]
+                    results[i][j] = apply_value_verdict(results[i][j], claim, doc, verdicts.get((i, j)), self.places)  # type: ignore[arg-type]
                     rating = results[i][j]
                     if (i, j) in confirmed and rating.rating == 2 and verdicts[(i, j)].cap == 2:
                         # every value of the claim is written in one sentence, and the cross-encoder reading it finds
@@ -878,13 +881,13 @@ def value_span(sentence: str, values: Sequence[str], max_words: int) -> str:
     return cut_span(sentence, len(sentence[:at].split()) - 4, max_words)
 
 
-def apply_value_verdict(rating: ClaimRating, claim: str, document: str, verdict: ValueVerdict | None = None) -> ClaimRating:
+def apply_value_verdict(rating: ClaimRating, claim: str, document: str, verdict: ValueVerdict | None = None, places: bool = False) -> ClaimRating:
     """``rating`` no better for privacy than the claim's written values allow
     (:func:`textleak.judges.values.value_verdict`, or ``verdict`` when already computed): a claim whose
     value is written is not rated 3, and one whose value and relation are written is rated 1."""
     if rating.rating is None or rating.rating == 1:
         return rating
-    verdict = verdict or value_verdict(claim, document)
+    verdict = verdict or value_verdict(claim, document, places)
     if rating.rating <= verdict.cap:
         return rating
     detail = dict(rating.detail)

@@ -54,6 +54,7 @@ from textleak.text import extract_numbers, rouge_tokens, split_sentences
 from textleak.text.clock import CLOCK, clock
 from textleak.text.coarse import coarser_written, specific_values
 from textleak.text.dates import CalendarDate, find_dates, same_date
+from textleak.text.places import coarser_place_written
 from textleak.text.quantities import Quantity, bare_amounts, find_quantities, same_quantity
 from textleak.text.rewrite import rewrite_as
 from textleak.text.typos import common_words, english_words, one_typo_apart
@@ -352,12 +353,13 @@ def _polarity_near(values: tuple[Value, ...], sentence: _Sentence, claim_negated
     return bool(_NEGATION.search(window)) == claim_negated
 
 
-def value_verdict(claim: str, document: str) -> ValueVerdict:
+def value_verdict(claim: str, document: str, places: bool = False) -> ValueVerdict:
     """What the claim's values found in ``document`` allow: cap 3 (nothing found: no constraint), 2
-    (a value is written: not unsupported) or 1 (the values and the claim's relation are written)."""
+    (a value is written: not unsupported) or 1 (the values and the claim's relation are written).
+    ``places``: a city the claim names, released as its country or state, caps at 2 too (:func:`_coarser_verdict`)."""
     values = claim_values(claim)
     if not values:
-        return _coarser_verdict(claim, document)
+        return _coarser_verdict(claim, document, places)
     sentences = _sentences(document)
     value_stems = {t for v in values for t in rouge_tokens(v.text)}
     content = frozenset(t for t in rouge_tokens(claim) if t not in _FRAME and t not in value_stems)
@@ -372,7 +374,7 @@ def value_verdict(claim: str, document: str) -> ValueVerdict:
         if hits:
             found[v] = hits
     if not found:
-        return _coarser_verdict(claim, document)
+        return _coarser_verdict(claim, document, places)
     names = tuple(v.text for v in found)
     held: dict[int, int] = {}
     for hits in found.values():
@@ -398,7 +400,7 @@ def value_verdict(claim: str, document: str) -> ValueVerdict:
                 return ValueVerdict(1, names, "the claim's identifier is written in the text, with no negation near it", where, together)
     if any(v.strong for v in found) or len(found) == len(values):
         return ValueVerdict(2, names, "a value of the claim is written in the text", where, together)
-    return _coarser_verdict(claim, document)
+    return _coarser_verdict(claim, document, places)
 
 
 @lru_cache(maxsize=8192)
@@ -406,11 +408,15 @@ def _sentence_stems(document: str) -> tuple[tuple[str, frozenset[str]], ...]:
     return tuple((s, frozenset(rouge_tokens(s))) for s in split_sentences(document, lowercase_starts=True))
 
 
-def _coarser_verdict(claim: str, document: str) -> ValueVerdict:
-    """Cap 2 when a sentence that shares a content word with the claim writes one of its versions, addresses,
+def _coarser_verdict(claim: str, document: str, places: bool = False) -> ValueVerdict:
+    """Cap 2 when, with ``places``, the text writes the country or state that holds a city the claim names and
+    does not write the city (:mod:`textleak.text.places`), or when a sentence that shares a content word with the claim writes one of its versions, addresses,
     dates or clock times more coarsely ("Node 20" for 20.11.1, "10.x" for 10.42.7.19, "in March" for 3 March
     2025, "about 3am" for 03:12: :mod:`textleak.text.coarse`): a generalisation, "similar" in seed 000's
     rubric, not unsupported. The shared word keeps another topic's month or version out."""
+    for v in claim_values(claim) if places else ():  # a city released as its country or state ("Leipzig" as "eastern Germany")
+        if v.kind == "name" and (unit := coarser_place_written(v.text, document)) is not None:
+            return ValueVerdict(2, (unit,), f"the country or state that holds {v.text} is written in the text (a generalisation)")
     specifics = specific_values(claim)
     if not specifics:
         return ValueVerdict(3, (), "")
