@@ -74,7 +74,7 @@ import numpy as np
 
 from textleak.judges.base import NOT_JUDGED, ClaimRating, Judge, normalise
 from textleak.judges.embedding import EmbeddingJudge
-from textleak.judges.values import FRAME_WORDS, NEGATION, ValueVerdict, reader_view, value_verdict
+from textleak.judges.values import FRAME_WORDS, NEGATION, ValueVerdict, negates_words, reader_view, value_verdict
 from textleak.registry import judges
 from textleak.text import extract_numbers, split_sentences
 from textleak.text.language import detect_language
@@ -86,7 +86,7 @@ WEIGHTS_DIR = Path(__file__).resolve().parent / "weights" / "nli"
 # The version of the rules around the model (values, reader's view, markers): part of describe(), hence of
 # every rating cache key, so ratings cached under older rules are recomputed. Bump it when a rule changes
 # what a rating, or its status, is.
-RULES_VERSION = "2026-11-29.2"
+RULES_VERSION = "2026-11-29.3"
 # the score of a claim rated 1 because its values are written together where the model finds no contradiction:
 # at most half-way between "same" (0) and "similar" (0.5)
 STATED_AT_VALUES_SCORE = 0.25
@@ -583,8 +583,12 @@ def stating_sentence(claim: str, sentences: Sequence[str], voice: bool = True) -
     who = _claim_subject(claim) if voice else None
     by_words = len(content) >= 2
     for s in sentences:
-        s_text, s_tokens, s_numbers, s_negated = _text_facts(s if who is None else _in_voice(s, who), False)
-        if (c_text and c_text in s_text) or (by_words and content <= s_tokens and c_numbers <= s_numbers and c_negated == s_negated):
+        read = s if who is None else _in_voice(s, who)
+        s_text, s_tokens, s_numbers, s_negated = _text_facts(read, False)
+        if c_text and c_text in s_text:
+            return s
+        # polarity over the claim's words: a negation elsewhere in the sentence ("..., with no bleeding") is not the claim's
+        if by_words and content <= s_tokens and c_numbers <= s_numbers and c_negated == (s_negated and negates_words(read, content)):
             return s
     return None
 

@@ -104,6 +104,41 @@ _NAMING_WORDS = frozenset(rouge_tokens("name named call called nicknamed usernam
 # NLI head's polarity feature, textleak.judges.nli)
 NEGATION = re.compile(r"\b(?:no(?!\.?\s*#?\d)|not|never|none|nothing|nobody|neither|nor|without|denies|denied|deny|denying|negative|absent|"
                       r"cannot|free of|unremarkable)\b|n't\b", re.IGNORECASE)
+# negation cues that scope over the words after them ("not pruritic", "denies chest pain") and those that scope over
+# the words before them ("anti-dsDNA antibodies negative"); a scope stops at punctuation and at a clause word
+_NEGATES_AFTER = re.compile(r"(?:no|not|never|none|nothing|nobody|neither|nor|without|denies|denied|deny|denying|cannot|\w+n't|\w+n’t)", re.IGNORECASE)
+_NEGATES_BEFORE = re.compile(r"(?:negative|absent|unremarkable|denied)", re.IGNORECASE)
+_CLAUSE = re.compile(r"(?:but|however|although|though|except|yet|whereas|while|which|who)", re.IGNORECASE)
+_SCOPE_WORDS = re.compile(r"[\w'’-]+|[,;:.!?()]")
+_SCOPE_AFTER, _SCOPE_BEFORE = 6, 3
+
+
+def negates_words(sentence: str, stems: frozenset[str]) -> bool:
+    """Whether a negation cue in ``sentence`` scopes over one of the (stemmed) ``stems``: a preceding cue ("no",
+    "not", "n't", "without", "denies", ...) with such a word within its next 6 words, or a following cue
+    ("negative", "absent", "unremarkable", "denied") within 3 words after one, with no punctuation mark or
+    clause word ("but", "which", ...) between. "She takes warfarin daily and feels well, with no bleeding"
+    does not negate warfarin; "She does not take warfarin" does; "free of" counts as "without"."""
+    from textleak.text import rouge_tokens
+
+    words = _SCOPE_WORDS.findall(re.sub(r"\bfree of\b", "without", sentence, flags=re.IGNORECASE))
+    hits = [bool(stems & set(rouge_tokens(w))) for w in words]
+    for i, w in enumerate(words):
+        if _NEGATES_AFTER.fullmatch(w):
+            for k in range(i + 1, min(len(words), i + 1 + _SCOPE_AFTER)):
+                if not words[k][0].isalnum() or _CLAUSE.fullmatch(words[k]):
+                    break
+                if hits[k]:
+                    return True
+        if _NEGATES_BEFORE.fullmatch(w):
+            for k in range(i - 1, max(-1, i - 1 - _SCOPE_BEFORE), -1):
+                if not words[k][0].isalnum() or _CLAUSE.fullmatch(words[k]):
+                    break
+                if hits[k]:
+                    return True
+    return False
+
+
 # words that frame a claim rather than state its content ("The user ...", "The patient ..."); the NLI
 # head's features read exactly this set
 FRAME_WORDS = frozenset("the a an user users patient patients he she his her him i my me we our they their it its is are was were "
