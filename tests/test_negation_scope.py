@@ -1,6 +1,7 @@
-"""The verbatim shortcut reads a sentence's polarity over the claim's own words (rules 2026-11-29.3): a negation
+"""The verbatim shortcut reads a sentence's polarity over a positive claim's own words (rules 2026-11-29.3): a negation
 elsewhere in the sentence ("..., with no bleeding") does not stop "She takes warfarin" from being stated, while a
-negation whose scope covers a claim word ("does not take warfarin", "antibodies negative") still does."""
+negation whose scope covers a claim word ("does not take warfarin", "antibodies negative", "Chest pain: none") still
+does. A negated claim keeps the whole sentence's polarity: a scope the cue lists miss must never lose it the shortcut."""
 
 from __future__ import annotations
 
@@ -17,13 +18,26 @@ STATED = [
     ("The user's husband works night shifts as a paramedic.",
      "My husband Mark is a paramedic in Manchester who works night shifts, so I can't rely on him for lifts."),
     ("The patient does not smoke.", "He does not smoke and drinks rarely."),  # a negated claim, negated where its words are
+    # negated claims keep the whole sentence's polarity, however the negation is written
+    ("The user does not have a driving licence.", "I do not, and never did, have a driving licence."),
+    ("The pregnancy test was negative.", "Pregnancy test: negative."),
+    ("The patient is ANA negative.", "ANA-negative on repeat testing."),
+    ("The patient does not smoke.", "He does not drink but smokes daily."),  # known limit: the drinking's negation counts
 ]
 NOT_STATED = [
     ("The patient takes warfarin.", "She does not take warfarin."),
     ("She has anti-dsDNA antibodies.", "ANA 1:640 homogeneous; anti-dsDNA antibodies negative; C3 elevated."),
-    ("The patient does not smoke.", "He does not drink but smokes daily."),  # the negation is the drinking's
     ("The patient has chest pain.", "He denies chest pain at rest."),
     ("The patient has pain.", "She is free of pain today."),
+    # the review's cases (2026-11-29): a negation the sentence check saw, written where the first scope rules missed it
+    ("The patient has a hip fracture.", "A hip fracture was ruled out; no further imaging is needed."),
+    ("The patient has chest pain.", "Chest pain: none. Palpitations: none."),
+    ("The patient has chest pain.", "Chest pain: not present."),
+    ("The patient uses insulin.", "She fails to use insulin and has no glucose meter."),
+    ("The patient takes warfarin.", "She does 'not' take warfarin."),
+    ("The patient takes warfarin.", "She stopped taking warfarin and has had no bleeding since."),
+    ("The patient has pedal pulses.", "Examination shows absent pedal pulses, no edema."),
+    ("The patient can walk unaided.", "She can’t walk unaided."),  # a curly apostrophe is a negation too
 ]
 
 

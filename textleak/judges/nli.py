@@ -587,8 +587,10 @@ def stating_sentence(claim: str, sentences: Sequence[str], voice: bool = True) -
         s_text, s_tokens, s_numbers, s_negated = _text_facts(read, False)
         if c_text and c_text in s_text:
             return s
-        # polarity over the claim's words: a negation elsewhere in the sentence ("..., with no bleeding") is not the claim's
-        if by_words and content <= s_tokens and c_numbers <= s_numbers and c_negated == (s_negated and negates_words(read, content)):
+        # a positive claim: polarity over its own words, since a negation elsewhere in the sentence ("..., with no bleeding")
+        # is not the claim's; a negated claim keeps the whole sentence's (a scope the cues miss must not lose it the shortcut)
+        if by_words and content <= s_tokens and c_numbers <= s_numbers and (
+                s_negated if c_negated else not (s_negated and negates_words(read, content))):
             return s
     return None
 
@@ -656,6 +658,10 @@ class NLIJudge(Judge):
         self.value_spans = value_spans if values else 0
         self.lexical_span = bool(lexical_span)
         self.places = bool(places)
+        if self.places:
+            from textleak.text.places import require
+
+            require()  # the places extra, checked now rather than at the first claim that names a city
         self.reader_view = bool(reader_view)
         self.voice = bool(voice)
         if isinstance(leak_cost, bool) or not isinstance(leak_cost, (int, float)) or not 1 <= leak_cost < float("inf"):

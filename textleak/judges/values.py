@@ -103,26 +103,40 @@ _NAMING_WORDS = frozenset(rouge_tokens("name named call called nicknamed usernam
 # negation cues: a claim and a sentence that both negate, in any wording, agree in polarity (also the
 # NLI head's polarity feature, textleak.judges.nli)
 NEGATION = re.compile(r"\b(?:no(?!\.?\s*#?\d)|not|never|none|nothing|nobody|neither|nor|without|denies|denied|deny|denying|negative|absent|"
-                      r"cannot|free of|unremarkable)\b|n't\b", re.IGNORECASE)
-# negation cues that scope over the words after them ("not pruritic", "denies chest pain") and those that scope over
-# the words before them ("anti-dsDNA antibodies negative"); a scope stops at punctuation and at a clause word
-_NEGATES_AFTER = re.compile(r"(?:no|not|never|none|nothing|nobody|neither|nor|without|denies|denied|deny|denying|cannot|\w+n't|\w+n’t)", re.IGNORECASE)
-_NEGATES_BEFORE = re.compile(r"(?:negative|absent|unremarkable|denied)", re.IGNORECASE)
+                      r"cannot|free of|unremarkable)\b|n['’]t\b", re.IGNORECASE)
+# Negation scope, for the verbatim shortcut's polarity over a positive claim's words (textleak.judges.nli.stating_sentence).
+# Cues that scope over the words after them ("not pruritic", "denies chest pain", "stopped taking", "fails to use") and
+# cues that scope over the words before them ("anti-dsDNA antibodies negative", "Chest pain: none", "ruled out"); the
+# adjectives scope both ways ("absent pedal pulses", "pulses absent"). A scope stops at punctuation (a colon does not
+# stop a cue that looks back: "Chest pain: none") and at a clause word. The lists err wide: a cue they hold only keeps
+# the shortcut from firing, which the whole-sentence check did anyway.
+_NEGATES_AFTER = re.compile(r"(?:no|not|never|none|nothing|nobody|neither|nor|without|denies|denied|deny|denying|cannot|\w+n['’]t|"
+                            r"negative|absent|unremarkable|stopped|stops|quit|quits|fails?|failed|refuses?|refused|lacks?|lacking|"
+                            r"declines?|declined|excluded|ruled)", re.IGNORECASE)
+_NEGATES_BEFORE = re.compile(r"(?:negative|absent|unremarkable|denied|none|excluded|resolved)", re.IGNORECASE)
 _CLAUSE = re.compile(r"(?:but|however|although|though|except|yet|whereas|while|which|who)", re.IGNORECASE)
-_SCOPE_WORDS = re.compile(r"[\w'’-]+|[,;:.!?()]")
+_SCOPE_WORDS = re.compile(r"\w(?:[\w'’]*\w)?|[,;:.!?()]")  # words without their quotes or hyphens ("'not'", "ANA-negative")
 _SCOPE_AFTER, _SCOPE_BEFORE = 6, 3
 
 
-def negates_words(sentence: str, stems: frozenset[str]) -> bool:
-    """Whether a negation cue in ``sentence`` scopes over one of the (stemmed) ``stems``: a preceding cue ("no",
-    "not", "n't", "without", "denies", ...) with such a word within its next 6 words, or a following cue
-    ("negative", "absent", "unremarkable", "denied") within 3 words after one, with no punctuation mark or
-    clause word ("but", "which", ...) between. "She takes warfarin daily and feels well, with no bleeding"
-    does not negate warfarin; "She does not take warfarin" does; "free of" counts as "without"."""
+@lru_cache(maxsize=65536)
+def _scope_words(sentence: str) -> tuple[tuple[str, ...], tuple[frozenset[str], ...]]:
+    """The sentence's words and punctuation marks for negation scope, with each word's stems (once per sentence)."""
     from textleak.text import rouge_tokens
 
-    words = _SCOPE_WORDS.findall(re.sub(r"\bfree of\b", "without", sentence, flags=re.IGNORECASE))
-    hits = [bool(stems & set(rouge_tokens(w))) for w in words]
+    words = tuple(_SCOPE_WORDS.findall(re.sub(r"\bfree (?:of|from)\b", "without", sentence, flags=re.IGNORECASE)))
+    return words, tuple(frozenset(rouge_tokens(w)) if w[0].isalnum() else frozenset() for w in words)
+
+
+def negates_words(sentence: str, stems: frozenset[str]) -> bool:
+    """Whether a negation cue in ``sentence`` scopes over one of the (stemmed) ``stems``: a cue that looks ahead ("no",
+    "not", "n't", "without", "denies", "stopped", "fails", "negative", ...) with such a word within its next 6 words,
+    or a cue that looks back ("negative", "absent", "none", "ruled out", any cue after a colon) within 3 words after one, with no
+    punctuation mark or clause word ("but", "which", ...) between (a colon does not end a look back). "She takes
+    warfarin daily and feels well, with no bleeding" does not negate warfarin; "She does not take warfarin",
+    "Chest pain: none" and "absent pedal pulses" negate theirs."""
+    words, word_stems = _scope_words(sentence)
+    hits = [bool(stems & w) for w in word_stems]
     for i, w in enumerate(words):
         if _NEGATES_AFTER.fullmatch(w):
             for k in range(i + 1, min(len(words), i + 1 + _SCOPE_AFTER)):
@@ -130,10 +144,16 @@ def negates_words(sentence: str, stems: frozenset[str]) -> bool:
                     break
                 if hits[k]:
                     return True
-        if _NEGATES_BEFORE.fullmatch(w):
-            for k in range(i - 1, max(-1, i - 1 - _SCOPE_BEFORE), -1):
-                if not words[k][0].isalnum() or _CLAUSE.fullmatch(words[k]):
+        # a cue that looks back, "ruled out", or any cue right after a colon ("Chest pain: not present")
+        if _NEGATES_BEFORE.fullmatch(w) or (w.lower() == "out" and i and words[i - 1].lower() == "ruled") or (
+                i and words[i - 1] == ":" and _NEGATES_AFTER.fullmatch(w)):
+            seen = 0
+            for k in range(i - 1, -1, -1):
+                if words[k] == ":":
+                    continue
+                if not words[k][0].isalnum() or _CLAUSE.fullmatch(words[k]) or seen == _SCOPE_BEFORE:
                     break
+                seen += 1
                 if hits[k]:
                     return True
     return False
@@ -449,19 +469,19 @@ def _coarser_verdict(claim: str, document: str, places: bool = False) -> ValueVe
     dates or clock times more coarsely ("Node 20" for 20.11.1, "10.x" for 10.42.7.19, "in March" for 3 March
     2025, "about 3am" for 03:12: :mod:`textleak.text.coarse`): a generalisation, "similar" in seed 000's
     rubric, not unsupported. The shared word keeps another topic's month or version out."""
+    specifics = specific_values(claim)
+    if specifics:
+        value_stems = {t for v in specifics for t in rouge_tokens(v.text)}
+        content = frozenset(t for t in rouge_tokens(claim) if t not in _FRAME and t not in value_stems and not t.isdigit())
+        for sentence, stems in _sentence_stems(document):
+            if content & stems:
+                hits = tuple(v.text for v in specifics if coarser_written(v, sentence))
+                if hits:
+                    return ValueVerdict(2, hits, "a coarser form of the claim's value is written in the text (a generalisation)", (sentence,))
+    # last, so that a coarser date or version keeps its sentence for the judge to read
     for v in claim_values(claim) if places else ():  # a city released as its country or state ("Leipzig" as "eastern Germany")
         if v.kind == "name" and (unit := coarser_place_written(v.text, document)) is not None:
             return ValueVerdict(2, (unit,), f"the country or state that holds {v.text} is written in the text (a generalisation)")
-    specifics = specific_values(claim)
-    if not specifics:
-        return ValueVerdict(3, (), "")
-    value_stems = {t for v in specifics for t in rouge_tokens(v.text)}
-    content = frozenset(t for t in rouge_tokens(claim) if t not in _FRAME and t not in value_stems and not t.isdigit())
-    for sentence, stems in _sentence_stems(document):
-        if content & stems:
-            hits = tuple(v.text for v in specifics if coarser_written(v, sentence))
-            if hits:
-                return ValueVerdict(2, hits, "a coarser form of the claim's value is written in the text (a generalisation)", (sentence,))
     return ValueVerdict(3, (), "")
 
 
