@@ -32,3 +32,11 @@ def test_alignment_help_names_flags_on_the_cli_and_arguments_in_the_api(capsys):
 @pytest.mark.parametrize("command", ["evaluate", "study"])
 def test_no_flag_help_names_an_api_argument(capsys, command):
     assert not API_NAMES.findall(_help(capsys, command))
+
+
+def test_option_strings_read_false_as_false():
+    """``nli:places=False`` (benchmark specs, --judge-option) is off: the string used to reach bool() and turn it on."""
+    from textleak.config import parse_spec
+
+    assert parse_spec("nli:places=False;voice=no;lexical_span=On;spans=2;non_english=judge") == (
+        "nli", {"places": False, "voice": False, "lexical_span": True, "spans": 2, "non_english": "judge"})

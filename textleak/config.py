@@ -58,13 +58,20 @@ def _scalar_parser(tp: Any) -> Callable[[str], Any] | None:
     return tp if tp in (int, float, str) else None
 
 
+_BOOLEANS = {"true": True, "yes": True, "on": True, "false": False, "no": False, "off": False}
+
+
 def parse_key_values(pairs: Iterable[str], what: str) -> dict[str, Any]:
-    """``KEY=VALUE`` strings to a dict; values are JSON when they parse (numbers, booleans, lists), else strings."""
+    """``KEY=VALUE`` strings to a dict; values are JSON when they parse (numbers, booleans, lists), else strings;
+    True/False/yes/no/on/off in any case are booleans (``places=False`` must not read as the non-empty string)."""
     out: dict[str, Any] = {}
     for pair in pairs or ():
         if "=" not in pair:
             raise ValueError(f"{what} expects key=value, got {pair!r}")
         key, value = pair.split("=", 1)
+        if value.strip().lower() in _BOOLEANS:
+            out[key.strip()] = _BOOLEANS[value.strip().lower()]
+            continue
         try:
             out[key.strip()] = json.loads(value)
         except json.JSONDecodeError:
