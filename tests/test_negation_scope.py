@@ -1,4 +1,4 @@
-"""The verbatim shortcut reads a sentence's polarity over a positive claim's own words (rules 2026-11-29.3): a negation
+"""The verbatim shortcut reads a sentence's polarity over a positive claim's own words (rules 2026-11-29.4): a negation
 elsewhere in the sentence ("..., with no bleeding") does not stop "She takes warfarin" from being stated, while a
 negation whose scope covers a claim word ("does not take warfarin", "antibodies negative", "Chest pain: none") still
 does. A negated claim keeps the whole sentence's polarity: a scope the cue lists miss must never lose it the shortcut."""
