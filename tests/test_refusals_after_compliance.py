@@ -14,6 +14,11 @@ HIDDEN = [
     "Here is the rewritten text: I'm sorry, but I can't.",
     "**Here is my response:** As an AI language model, I cannot rewrite medical records.",
     "Below is my reply: Unfortunately, I am not able to do that.",
+    # in the record's language (these were released as sanitized records: the rule read English only there)
+    "Aquí está mi respuesta: Lo siento, pero no puedo ayudar con eso.",
+    "Voici ma réponse : Je suis désolé, mais je ne peux pas vous aider avec cette demande.",
+    "Hier ist meine Antwort: Es tut mir leid, aber ich kann Ihnen dabei nicht helfen.",
+    "以下是我的回答：抱歉，我无法完成这个请求。",
 ]
 REWRITES = [  # the rewrite follows the compliance phrase; an apology or "can't" in it is the record's
     "Here is the rewritten text: I'm sorry, doctor, I can't sleep at night and I feel tired all day.",
@@ -21,6 +26,9 @@ REWRITES = [  # the rewrite follows the compliance phrase; an apology or "can't"
     "Here is the rewritten text: Sorry to bother you, but my knee hurts when I climb stairs.",
     "Here is the text: I'm sorry, but I cannot help you with your homework, said the tutor to the student.",
     "Here is the paraphrase: A woman in her 30s is sorry she missed her appointment and cannot attend next week.",
+    "Aquí está el texto reescrito: Mi madre no puede dormir y se siente cansada todo el día.",
+    "Voici le texte réécrit : La patiente ne peut pas marcher depuis trois jours.",
+    "Hier ist der umgeschriebene Text: Der Patient kann seit drei Tagen nicht schlafen.",
 ]
 
 

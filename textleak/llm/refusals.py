@@ -12,9 +12,9 @@ and quotes removed): a *decline* -- an inability or unwillingness aimed at the t
 help/assist/comply/provide/rewrite ...", "must decline", "won't be able to", "goes against my
 guidelines", "as an AI ... cannot") in English, Spanish, French, German, Italian, Portuguese, Dutch,
 Russian, Chinese, Japanese or Korean -- that comes before any sign of compliance ("here is",
-"below is", "aquí está", "voici", "hier ist", "以下是" ...), or, in English, a decline of the request
-itself in the first sentence such a phrase introduces ("Here is my answer: I'm sorry, I can't help with
-that."). An apology alone is not a refusal
+"below is", "aquí está", "voici", "hier ist", "以下是" ...), or a decline in the first sentence such a phrase
+introduces ("Here is my answer: I'm sorry, I can't help with that."; in English only a decline of the request
+itself, in the other languages any first-person decline of a task verb). An apology alone is not a refusal
 ("Sorry for the delay, here is the rewritten text: ..."), and neither is "I can't" about something
 that is not the task ("I'm sorry, doctor, I can't sleep" in a rewritten record). When in doubt the
 rule leans toward "refusal": a false refusal costs a retry or counts the record as released
@@ -132,6 +132,9 @@ _STRIP = re.compile(r"[*_`>#]+|^\W+", re.MULTILINE)
 _AFTER_COMPLIANCE = [re.compile(_EN_SUBJECT + _EN_INABILITY + _EN_GAP + _EN_TASK + r"\w*(?:\s+(?:you\s+)?(?:with\s+|on\s+)?"
                                 r"(?:that|this|it|(?:your|this|the)\s+(?:request|task|query))\b)?\s*(?:[.!]|$)", re.IGNORECASE)]
 _AFTER_COMPLIANCE += [p for lang, p in _PATTERNS if lang == "en"][1:]
+# in the other languages any decline of a task verb there counts ("Aquí está mi respuesta: Lo siento, no puedo ayudar con
+# eso."): their patterns need a first-person decline and a task verb, and a record opening with one fails (toward leakage)
+_AFTER_COMPLIANCE += [p for lang, p in _PATTERNS if lang != "en"]
 _INTRO_END, _SENTENCE_END = re.compile(r"[:.!?](?=\s|$)"), re.compile(r"[.!?](?=\s|$)")
 
 
