@@ -53,6 +53,14 @@ def auto_dtype(device: Any = None) -> str:
     return "float32"
 
 
+def judge_dtype(dtype: str | None = None, device: Any = None, int8: bool = False) -> str:
+    """The dtype a judge's encoders run in: :func:`auto_dtype` when none is asked for, else the one asked for
+    (:func:`encoder_dtype`, which refuses a misspelt or impossible one even with ``int8``); float32 with
+    ``int8``, whose kernels read float32."""
+    name = auto_dtype(device) if dtype is None else encoder_dtype(dtype, device)
+    return "float32" if int8 else name
+
+
 def auto_batch_sizes(dtype: str, device: Any = None) -> tuple[int, int]:
     """(cross-encoder pairs, bi-encoder texts) per forward pass for encoders running in ``dtype`` on
     ``device``: 128 and 64 in bfloat16 on a CPU, whose matrix unit (AMX) works on tiles that small batches

@@ -517,12 +517,9 @@ def load_nli_model(directory: str | Path | None = None, int8: bool = False, devi
     """The cross-encoder, loaded once per process per (weights folder, int8, device, dtype); ``dtype`` None is
     the judge's default (:func:`textleak.encoders.auto_dtype`: bfloat16 on a CPU that multiplies it in
     hardware, float32 elsewhere), whatever the checkpoint's stored dtype; int8 reads float32."""
-    from textleak.encoders import auto_dtype, encoder_dtype
+    from textleak.encoders import judge_dtype
 
-    name = auto_dtype(device) if dtype is None else encoder_dtype(dtype, device)  # checked even with int8
-    if int8:
-        name = "float32"
-    key = (str(directory or WEIGHTS_DIR), bool(int8), device or "cpu", name)
+    key = (str(directory or WEIGHTS_DIR), bool(int8), device or "cpu", judge_dtype(dtype, device, int8))
     with _LOCK:
         model = _LOADED.get(key)
         if model is None:
@@ -672,11 +669,9 @@ class NLIJudge(Judge):
         self.device = device
         # None: bfloat16 on a CPU that multiplies it in hardware, float32 elsewhere (textleak.encoders.auto_dtype);
         # int8 runs its own kernels on float32 input
-        from textleak.encoders import auto_batch_sizes, auto_dtype, encoder_dtype
+        from textleak.encoders import auto_batch_sizes, judge_dtype
 
-        self.dtype = auto_dtype(device) if dtype is None else encoder_dtype(dtype, device)  # checked even with int8
-        if int8:
-            self.dtype = "float32"
+        self.dtype = judge_dtype(dtype, device, int8)
         # None: what suits the dtype and device (textleak.encoders.auto_batch_sizes: larger in bfloat16 on a CPU)
         auto_cross, auto_bi = auto_batch_sizes(self.dtype, device)
         self.batch_size = int(batch_size) if batch_size is not None else auto_cross
