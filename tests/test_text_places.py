@@ -69,5 +69,6 @@ def test_the_nli_judge_option_caps_at_two_and_joins_the_cache_key():
     judge = NLIJudge(places=True)
     assert judge.describe()["places"] is True and "places" not in NLIJudge().describe()
     assert not judge._default_settings()
-    assert judge.rate([[claim]], [doc])[0][0].rating <= 2
+    assert NLIJudge().rate([[claim]], [doc])[0][0].rating == 3  # without the option: unsupported
+    assert judge.rate([[claim]], [doc])[0][0].rating == 2
 

