@@ -284,11 +284,13 @@ def compare_whole_judges(args) -> None:
 
 def compare_span_finders(args) -> None:
     """Today's span finder against the one at ``args.old_rev``, side by side in interleaved rounds."""
+    import inspect
+
+    from _judge_worker import loaded_encoders
     from _revision import load_at_revision
 
-    from textleak.encoders import load_sentence_encoder
     from textleak.judges import embedding
-    from textleak.judges.nli import NLIJudge, load_nli_model
+    from textleak.judges.nli import NLIJudge
 
     old = load_at_revision(args.old_rev, "textleak/judges/embedding.py", {"textleak.encoders": "textleak/encoders.py"})
     old_encoders = next(m for name, m in sys.modules.items() if name.startswith("_at_") and name.endswith("textleak_encoders"))
@@ -296,9 +298,20 @@ def compare_span_finders(args) -> None:
     n_claims = sum(len(c) for c in claims)
 
     def nli(matcher_cls):
+        """The default NLI judge with this span finder, in the judge's own batch size and dtype where the class takes one."""
         judge = NLIJudge(weights=args.weights)
-        judge.matcher = matcher_cls(batch_size=16, number_guard=False)
+        options = {"batch_size": judge.matcher.batch_size, "number_guard": False, "dtype": judge.dtype}
+        accepted = inspect.signature(matcher_cls).parameters
+        judge.matcher = matcher_cls(**{k: v for k, v in options.items() if k in accepted})
         return judge
+
+    def cold(make):
+        """run_once empties textleak's caches; the old revision's module keeps its own document cache."""
+        def fresh():
+            if hasattr(old, "_SPANS"):
+                old._SPANS.clear()
+            return make()
+        return fresh
 
     variants = {
         "nli (default), today's span finder": lambda: nli(embedding.EmbeddingJudge),
@@ -306,26 +319,17 @@ def compare_span_finders(args) -> None:
         "embedding (default), today's": lambda: embedding.EmbeddingJudge(),
         f"embedding (default), at {args.old_rev}": lambda: old.EmbeddingJudge(),
     }
-    # load every model before timing, then hook the forward passes of all of them
-    bert = [load_sentence_encoder()[0].auto_model, old_encoders.load_sentence_encoder()[0].auto_model, load_nli_model(args.weights).model]
-    clock = ForwardClock(bert)
-    for make in variants.values():
+    for make in variants.values():  # load every model before timing, then hook the forward passes of all of them
         run_judge(make(), claims[:4], docs[:4])
+    clock = ForwardClock(loaded_encoders() + [m[0].auto_model for m in old_encoders._LOADED.values()])
     best: dict[str, tuple[float, float, float, float]] = {}
     ratings: dict[str, list] = {}
     load_before = os.getloadavg()
     for _ in range(args.rounds):
         for name, make in variants.items():
-            embedding._SPANS.clear()
-            if hasattr(old, "_SPANS"):  # the old module's own document cache: its variants encode their documents too
-                old._SPANS.clear()
-            judge, out = make(), []
-            forward_before, forward_cpu_before, started, cpu = clock.seconds, clock.cpu_seconds, time.perf_counter(), time.process_time()
-            for s in range(0, len(docs), 64):
-                out += judge.rate(claims[s : s + 64], docs[s : s + 64])
-            wall, cpu, forward = time.perf_counter() - started, time.process_time() - cpu, clock.seconds - forward_before
-            forward_cpu = clock.cpu_seconds - forward_cpu_before
-            ratings[name] = [(r.rating, r.score) for rs in out for r in rs]
+            res = run_once(cold(make), claims, docs, clock)
+            wall, cpu, forward, forward_cpu = res["wall_s"], res["cpu_s"], res["forward_s"], res["forward_cpu_s"]
+            ratings[name] = res["ratings"]
             if name not in best or wall < best[name][0]:
                 best[name] = (wall, forward, cpu, forward_cpu)
             print(f"{name:60s} {wall:7.2f} s  forward {forward:7.2f} s  outside {1e3 * (wall - forward) / n_claims:6.2f} ms/claim  "
@@ -341,8 +345,8 @@ def compare_span_finders(args) -> None:
     command = f"python benchmarks/bench_judges_speed.py --old-rev {args.old_rev} --records {args.records} --rounds {args.rounds} --threads {args.threads}"
     lines = [f"# Span finder: today's vs {args.old_rev} ({date})", "", f"`{command}`", "",
              f"{pairs_line(args.records, len(docs))}; "
-             f"{n_claims} claims; chunks of 64 records; {args.threads} threads; fastest of {args.rounds} interleaved rounds; document cache emptied "
-             f"before every run; load average before {load_before[0]:.1f}, after {load_after[0]:.1f} ({os.cpu_count()} cores, shared).", "",
+             f"{n_claims} claims; chunks of 64 records; {args.threads} threads; fastest of {args.rounds} interleaved rounds; every run cold (textleak's "
+             f"per-text caches and both revisions' document caches emptied); the NLI variants' span finders in the judge's batch size and dtype; load average before {load_before[0]:.1f}, after {load_after[0]:.1f} ({os.cpu_count()} cores, shared).", "",
              "| variant | wall s | claims/s | forward ms/claim (wall) | outside forward ms/claim (wall) | claims per CPU-second | outside forward ms/claim (CPU) |",
              "|---|---|---|---|---|---|---|"]
     lines += [f"| {r['variant']} | {r['wall_s']:.2f} | {r['claims_per_s']:.1f} | {r['forward_ms_per_claim']:.2f} | {r['outside_forward_ms_per_claim']:.3f} | "
