@@ -425,3 +425,19 @@ def test_a_prefix_that_never_reaches_generate_is_an_error_not_base_model_text(mo
     monkeypatch.setattr(peft_model, "generate", peft_model.get_base_model().generate)
     with pytest.raises(RuntimeError, match="prefix does not reach generate"):
         tuner.generate(["PERSON: Ann Lee"], max_new_tokens=4, temperature=0.7)
+
+
+@pytest.mark.parametrize("disguise", [
+    lambda t: "\u200b".join(t),  # zero-width spaces, also inside "no", "not" and "can’t"
+    lambda t: t.replace("o", "\u043e").replace("a", "\u0430"),  # look-alike letters, also in the negation cues
+    lambda t: t.replace("’", "'").replace("can't", "can\u2019t"),  # the other apostrophe
+])
+def test_a_negation_beside_a_stated_fact_disguised_does_not_raise_privacy(disguise):
+    """The verbatim shortcut reads negation over the claim's words (rules 2026-11-29.4): a released text that
+    writes the same facts, with its negation cues disguised, must not read as more private than the plain one."""
+    extra = " She takes warfarin daily and feels well, with no bleeding. She does not smoke, and she can’t walk unaided."
+    records = [r + extra for r in RECORDS]
+    honest = evaluate_leakage(records, records, use_cache=False, bootstrap=0)
+    disguised = evaluate_leakage(records, [disguise(t) for t in records], use_cache=False, bootstrap=0)
+    assert honest.semantic_privacy <= 0.10
+    assert disguised.semantic_privacy <= honest.semantic_privacy + 0.05
