@@ -83,6 +83,15 @@ def write_results(stem: str, lines: list[str], payload: dict) -> None:
     (RESULTS / f"{stem}.json").write_text(json.dumps(payload, indent=1, default=str))
 
 
+def speed_row(variant: str, res: dict, n_claims: int) -> dict:
+    """One report row from a :func:`_judge_worker.run_once` result: rates, and forward and outside-forward time per claim."""
+    wall, cpu, forward, forward_cpu = res["wall_s"], res["cpu_s"], res["forward_s"], res["forward_cpu_s"]
+    return {"variant": variant, "wall_s": wall, "claims_per_s": n_claims / wall, "cpu_s": cpu, "claims_per_cpu_s": n_claims / cpu,
+            "forward_s": forward, "forward_cpu_s": forward_cpu, "forward_ms_per_claim": 1e3 * forward / n_claims,
+            "forward_wall_ms_per_claim": 1e3 * forward / n_claims, "outside_forward_ms_per_claim": 1e3 * (wall - forward) / n_claims,
+            "forward_cpu_ms_per_claim": 1e3 * forward_cpu / n_claims, "cpu_outside_forward_ms_per_claim": 1e3 * (cpu - forward_cpu) / n_claims}
+
+
 def timed(fn):
     started, cpu = time.perf_counter(), time.process_time()
     fn()
@@ -253,10 +262,7 @@ def compare_whole_judges(args) -> None:
     same = ratings["today"] == ratings["old"]
     differ = sum(a != b for a, b in zip(ratings["today"], ratings["old"]))
     largest = max(abs((a[1] or 0) - (b[1] or 0)) for a, b in zip(ratings["today"], ratings["old"]))
-    rows = [{"variant": names[k], "wall_s": b["wall_s"], "claims_per_s": n_claims / b["wall_s"], "cpu_s": b["cpu_s"], "claims_per_cpu_s": n_claims / b["cpu_s"],
-             "forward_cpu_ms_per_claim": 1e3 * b["forward_cpu_s"] / n_claims, "cpu_outside_forward_ms_per_claim": 1e3 * (b["cpu_s"] - b["forward_cpu_s"]) / n_claims,
-             "forward_wall_ms_per_claim": 1e3 * b["forward_s"] / n_claims, "outside_forward_ms_per_claim": 1e3 * (b["wall_s"] - b["forward_s"]) / n_claims}
-            for k, b in best.items()]
+    rows = [speed_row(names[k], b, n_claims) for k, b in best.items()]
     date = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     command = (f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', '')} python benchmarks/bench_judges_speed.py --old-rev {args.old_rev} --whole-judge "
                f"--records {args.records} --rounds {args.rounds} --threads {args.threads}" + (f" --judge-dtype {args.judge_dtype}" if args.judge_dtype else ""))
@@ -322,25 +328,23 @@ def compare_span_finders(args) -> None:
     for make in variants.values():  # load every model before timing, then hook the forward passes of all of them
         run_judge(make(), claims[:4], docs[:4])
     clock = ForwardClock(loaded_encoders() + [m[0].auto_model for m in old_encoders._LOADED.values()])
-    best: dict[str, tuple[float, float, float, float]] = {}
+    best: dict[str, dict] = {}
     ratings: dict[str, list] = {}
     load_before = os.getloadavg()
     for _ in range(args.rounds):
         for name, make in variants.items():
             res = run_once(cold(make), claims, docs, clock)
-            wall, cpu, forward, forward_cpu = res["wall_s"], res["cpu_s"], res["forward_s"], res["forward_cpu_s"]
             ratings[name] = res["ratings"]
-            if name not in best or wall < best[name][0]:
-                best[name] = (wall, forward, cpu, forward_cpu)
-            print(f"{name:60s} {wall:7.2f} s  forward {forward:7.2f} s  outside {1e3 * (wall - forward) / n_claims:6.2f} ms/claim  "
-                  f"CPU outside {1e3 * (cpu - forward_cpu) / n_claims:6.2f} ms/claim", flush=True)
+            if name not in best or res["wall_s"] < best[name]["wall_s"]:
+                best[name] = res
+            row = speed_row(name, res, n_claims)
+            print(f"{name:60s} {row['wall_s']:7.2f} s  forward {row['forward_s']:7.2f} s  outside {row['outside_forward_ms_per_claim']:6.2f} ms/claim  "
+                  f"CPU outside {row['cpu_outside_forward_ms_per_claim']:6.2f} ms/claim", flush=True)
     load_after = os.getloadavg()
     names = list(variants)
     same = {names[0]: ratings[names[0]] == ratings[names[1]], names[2]: ratings[names[2]] == ratings[names[3]]}
     diff = {k: max(abs((a[1] or 0) - (b[1] or 0)) for a, b in zip(ratings[k], ratings[o])) for k, o in ((names[0], names[1]), (names[2], names[3]))}
-    rows = [{"variant": k, "wall_s": w, "claims_per_s": n_claims / w, "forward_s": f, "outside_forward_ms_per_claim": 1e3 * (w - f) / n_claims,
-             "forward_ms_per_claim": 1e3 * f / n_claims, "cpu_s": c, "forward_cpu_s": fc, "cpu_outside_forward_ms_per_claim": 1e3 * (c - fc) / n_claims,
-             "claims_per_cpu_s": n_claims / c} for k, (w, f, c, fc) in best.items()]
+    rows = [speed_row(k, res, n_claims) for k, res in best.items()]
     date = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     command = f"python benchmarks/bench_judges_speed.py --old-rev {args.old_rev} --records {args.records} --rounds {args.rounds} --threads {args.threads}"
     lines = [f"# Span finder: today's vs {args.old_rev} ({date})", "", f"`{command}`", "",
