@@ -69,8 +69,10 @@ def test_pad_is_the_tokenizers_padding():
     pairs = [("The patient is 45 years old.", "A 45-year-old man presents with chest pain. " * k) for k in range(1, 30)] + [("x", "y")]
     encoded = model.tokenizer([a for a, _ in pairs], [b for _, b in pairs], truncation="longest_first", max_length=model.max_length)
     lengths = [len(ids) for ids in encoded["input_ids"]]
+    inputs = model.inputs.pairs(pairs)
+    assert model.inputs.fast and inputs["input_ids"] == encoded["input_ids"]
     for idx in (list(range(len(pairs))), [len(pairs) - 1, 0, 5], [3]):
-        ours = model._pad(encoded, idx, lengths)
+        ours = model._pad(inputs, idx, lengths)
         theirs = model.tokenizer.pad({k: [v[i] for i in idx] for k, v in encoded.items()}, return_tensors="pt")
         assert set(ours) == set(theirs)
         for key in theirs:

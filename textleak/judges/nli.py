@@ -72,6 +72,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from textleak.encoder_inputs import EncoderInputs, pad_rows
 from textleak.judges.base import NOT_JUDGED, ClaimRating, Judge, normalise
 from textleak.judges.embedding import EmbeddingJudge
 from textleak.judges.values import FRAME_WORDS, NEGATION, ValueVerdict, negates_words, reader_view, value_verdict
@@ -175,6 +176,7 @@ class NLIModel:
             self.model.to(self.device, dtype=getattr(torch, self.dtype))
             self.head.to(self.device)
         self.max_length = int(self.config.get("max_length", 128))
+        self.inputs = EncoderInputs(self.tokenizer, self.max_length)  # each distinct claim and span tokenised once per call
 
     def predict(self, pairs: Sequence[tuple[str, str]], batch_size: int = 32) -> np.ndarray:
         """p(same), p(similar), p(unsupported) for (claim, span) pairs, computed in batches of similar
@@ -193,7 +195,7 @@ class NLIModel:
         for pair in pairs:
             unique.setdefault(pair, len(unique))
         items = list(unique)
-        encoded = self.tokenizer([a for a, _ in items], [b for _, b in items], truncation="longest_first", max_length=self.max_length)
+        encoded = self.inputs.pairs(items)
         lengths = [len(ids) for ids in encoded["input_ids"]]
         order = sorted(range(len(items)), key=lambda i: (lengths[i], i))
         probs = np.zeros((len(items), len(LABELS)), dtype=np.float64)
@@ -211,24 +213,22 @@ class NLIModel:
             out[k] = probs[unique[pair]]
         return out
 
-    def _pad(self, encoded: Any, idx: Sequence[int], lengths: Sequence[int]) -> Any:
-        """Rows ``idx`` of the tokenised pairs as one batch of tensors padded to its longest row, as
-        ``tokenizer.pad`` pads them (pad id, token type and mask 0 on the right), built in numpy: the
-        tokenizer's own padding walks every row in Python."""
+    def _pad(self, encoded: dict[str, list], idx: Sequence[int], lengths: Sequence[int]) -> Any:
+        """Rows ``idx`` of the tokenised pairs (:meth:`EncoderInputs.pairs`) as one batch of tensors padded
+        to its longest row, as ``tokenizer.pad`` pads them (pad id, token type and mask 0 on the right),
+        built in numpy: the tokenizer's own padding walks every row in Python."""
         import torch
         from transformers import BatchEncoding
 
-        if self.tokenizer.padding_side != "right" or not {"input_ids", "token_type_ids", "attention_mask"} >= set(encoded):
-            return self.tokenizer.pad({key: [values[i] for i in idx] for key, values in encoded.items()}, return_tensors="pt")
+        rows = {key: [encoded[key][i] for i in idx] for key in ("input_ids", "token_type_ids")}
+        if self.tokenizer.padding_side != "right":
+            rows["attention_mask"] = [[1] * len(r) for r in rows["input_ids"]]
+            return self.tokenizer.pad(rows, return_tensors="pt")
         width = max(lengths[i] for i in idx)
-        fill = {"input_ids": self.tokenizer.pad_token_id, "token_type_ids": self.tokenizer.pad_token_type_id, "attention_mask": 0}
-        out = {}
-        for key, values in encoded.items():
-            array = np.full((len(idx), width), fill[key], dtype=np.int64)
-            for row, i in enumerate(idx):
-                array[row, : lengths[i]] = values[i]
-            out[key] = torch.from_numpy(array)
-        return BatchEncoding(out)
+        mask = np.arange(width)[None, :] < np.asarray([lengths[i] for i in idx])[:, None]
+        return BatchEncoding({"input_ids": torch.from_numpy(pad_rows(rows["input_ids"], self.tokenizer.pad_token_id, width)),
+                              "token_type_ids": torch.from_numpy(pad_rows(rows["token_type_ids"], self.tokenizer.pad_token_type_id, width)),
+                              "attention_mask": torch.from_numpy(mask.astype(np.int64))})
 
     def _forward(self, pairs: Sequence[tuple[str, str]], encoded: Any = None):
         """Probabilities of one batch of pairs; ``encoded``: the pairs already tokenised and padded."""
@@ -444,8 +444,8 @@ def pair_features(claim: str, span: str, names: Sequence[str] = NUMERIC_FEATURES
 
 def mean_pool(hidden, mask):
     """Mean of the token vectors under the attention mask (MiniLM's own pooling)."""
-    m = mask.unsqueeze(-1).to(hidden.dtype)
-    return (hidden * m).sum(1) / m.sum(1).clamp(min=1e-9)
+    m = mask.to(hidden.dtype).unsqueeze(1)  # batch x 1 x tokens: one batched matrix product, not a masked copy of the states
+    return (m @ hidden).squeeze(1) / m.sum(-1).clamp(min=1e-9)
 
 
 def pair_pool(hidden, mask, token_types):
