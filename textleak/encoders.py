@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import re
 import threading
+import weakref
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -113,8 +114,81 @@ def load_sentence_encoder(name_or_path: str | None = None, device: str | None = 
     return model
 
 
+def _mean_pooled(model: Any) -> bool:
+    """Whether ``model`` is a text transformer, mean pooling over every token and (optionally) unit
+    normalisation, read from its modules: then :func:`_token_states` computes what its ``encode`` does."""
+    modules = list(model) if hasattr(model, "__iter__") else []
+    names = [type(m).__name__ for m in modules]
+    if names[:2] != ["Transformer", "Pooling"] or names[2:] not in ([], ["Normalize"]):
+        return False
+    config = modules[1].get_config_dict() if hasattr(modules[1], "get_config_dict") else {}
+    mean = config.get("pooling_mode") == "mean" or (config.get("pooling_mode_mean_tokens") and not any(
+        v for k, v in config.items() if k.startswith("pooling_mode_") and k != "pooling_mode_mean_tokens"))
+    auto = getattr(modules[0], "auto_model", None)
+    return bool(mean) and auto is not None and not getattr(modules[0], "do_lower_case", False) and getattr(model, "tokenizer", None) is not None
+
+
+_INPUTS: "weakref.WeakKeyDictionary[Any, Any]" = weakref.WeakKeyDictionary()
+
+
+def _inputs_of(model: Any) -> Any:
+    from textleak.encoder_inputs import EncoderInputs
+
+    with _LOCK:
+        inputs = _INPUTS.get(model)
+        if inputs is None:
+            inputs = _INPUTS[model] = EncoderInputs(model.tokenizer, model.max_seq_length)
+    return inputs
+
+
+def _token_states(model: Any, texts: Sequence[str], batch_size: int, offsets: bool = False, show_progress_bar: bool = False):
+    """The transformer's float32 token embeddings of each text (special tokens included, as mean pooling
+    reads them), its mean-pooled vector, and its tokens' character offsets when asked for: one forward
+    per batch of texts of similar token counts, each text tokenised once (:class:`EncoderInputs`)."""
+    import inspect
+
+    import torch
+
+    from textleak.encoder_inputs import pad_rows
+
+    auto = model[0].auto_model
+    tokenizer = model.tokenizer
+    encoded = _inputs_of(model).texts(texts, offsets=offsets)
+    lengths = np.asarray([len(r) for r in encoded["input_ids"]], dtype=np.int64)
+    order = np.argsort(-lengths, kind="stable")
+    typed = "token_type_ids" in inspect.signature(auto.forward).parameters
+    device = next(auto.parameters()).device
+    states: list[np.ndarray] = [np.zeros((0, 0), np.float32)] * len(texts)
+    means = np.zeros((len(texts), auto.config.hidden_size), dtype=np.float32)
+    starts = range(0, len(order), batch_size)
+    if show_progress_bar:
+        from tqdm.auto import tqdm
+
+        starts = tqdm(starts, desc="encoding", unit="batch")
+    with torch.inference_mode():
+        for start in starts:
+            idx = order[start : start + batch_size]
+            width = int(lengths[idx].max())
+            mask = np.arange(width)[None, :] < lengths[idx][:, None]
+            feed = {"input_ids": torch.from_numpy(pad_rows([encoded["input_ids"][i] for i in idx], tokenizer.pad_token_id, width)).to(device),
+                    "attention_mask": torch.from_numpy(mask.astype(np.int64)).to(device)}
+            if typed:
+                feed["token_type_ids"] = torch.from_numpy(pad_rows([encoded["token_type_ids"][i] for i in idx], tokenizer.pad_token_type_id or 0, width)).to(device)
+            hidden = auto(**feed).last_hidden_state.float().cpu().numpy()
+            means[idx] = (hidden * mask[:, :, None]).sum(axis=1) / lengths[idx][:, None]
+            for row, i in enumerate(idx.tolist()):
+                states[i] = hidden[row, : lengths[i]]
+    return states, means, encoded.get("offset_mapping")
+
+
+def _unit(vectors: np.ndarray) -> np.ndarray:
+    return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+
+
 def encode(texts: Sequence[str], model: Any = None, batch_size: int = 128, show_progress_bar: bool = False) -> np.ndarray:
-    """L2-normalised float32 embeddings, one row per text; duplicate texts are encoded once."""
+    """L2-normalised float32 embeddings, one row per text; duplicate texts are encoded once. A plain
+    mean-pooling model (the default MiniLM) is run here, each text tokenised once and pooled in float32;
+    any other goes through its own ``encode``."""
     if model is None:
         model = load_sentence_encoder()
     texts = list(texts)
@@ -124,9 +198,12 @@ def encode(texts: Sequence[str], model: Any = None, batch_size: int = 128, show_
     unique: dict[str, int] = {}
     for t in texts:
         unique.setdefault(t, len(unique))
-    vectors = model.encode(
-        list(unique), batch_size=batch_size, convert_to_numpy=True, normalize_embeddings=True, show_progress_bar=show_progress_bar
-    ).astype(np.float32, copy=False)
+    if _mean_pooled(model):
+        vectors = _unit(_token_states(model, list(unique), batch_size, show_progress_bar=show_progress_bar)[1])
+    else:
+        vectors = model.encode(
+            list(unique), batch_size=batch_size, convert_to_numpy=True, normalize_embeddings=True, show_progress_bar=show_progress_bar
+        ).astype(np.float32, copy=False)
     return vectors[[unique[t] for t in texts]]
 
 
@@ -177,17 +254,20 @@ def encode_word_windows(sentences: Sequence[str], model: Any = None, word_window
     if not texts:
         dim = (model.get_embedding_dimension if hasattr(model, "get_embedding_dimension") else model.get_sentence_embedding_dimension)()
         return WordWindows(np.zeros((0, dim), np.float32), np.zeros((0, dim), np.float32), [], np.zeros(1, np.int64), which)
-    tokens = model.encode(texts, output_value="token_embeddings", batch_size=batch_size, convert_to_numpy=False, show_progress_bar=False)
-    encoded = model.tokenizer(texts, return_offsets_mapping=True, truncation=True, max_length=model.max_seq_length)
-    sentence_vecs = np.zeros((len(texts), tokens[0].shape[-1]), dtype=np.float32)
+    if _mean_pooled(model):
+        states, means, offset_rows = _token_states(model, texts, batch_size, offsets=True)
+        sentence_vecs = _unit(means)
+    else:
+        tokens = model.encode(texts, output_value="token_embeddings", batch_size=batch_size, convert_to_numpy=False, show_progress_bar=False)
+        states = [t.float().cpu().numpy() for t in tokens]
+        sentence_vecs = _unit(np.stack([e.mean(axis=0) for e in states])).astype(np.float32)
+        offset_rows = model.tokenizer(texts, return_offsets_mapping=True, truncation=True, max_length=model.max_seq_length)["offset_mapping"]
     vectors: list[np.ndarray] = []
     window_texts: list[str] = []
     ptr = [0]
     for k, text in enumerate(texts):
-        emb = tokens[k].float().cpu().numpy()
-        vec = emb.mean(axis=0)
-        sentence_vecs[k] = vec / max(np.linalg.norm(vec), 1e-12)
-        offsets = np.asarray(encoded["offset_mapping"][k], dtype=np.int64).reshape(-1, 2)
+        emb = states[k]
+        offsets = np.asarray(offset_rows[k], dtype=np.int64).reshape(-1, 2)
         words = [(m.start(), m.end()) for m in _WORD.finditer(text)]
         n = len(words)
         if len(offsets) == len(emb) and 0 < word_window < n:
@@ -197,11 +277,12 @@ def encode_word_windows(sentences: Sequence[str], model: Any = None, word_window
             hi = bounds[np.minimum(firsts + word_window, n) - 1, 1]
             a, b = offsets[:, 0], offsets[:, 1]
             inside = (b > a)[None, :] & (a[None, :] >= lo[:, None]) & (b[None, :] <= hi[:, None])  # windows x tokens
-            for first, mask in zip(firsts.tolist(), inside):
-                if mask.any():
-                    w = emb[mask].mean(axis=0)
-                    vectors.append(w / max(np.linalg.norm(w), 1e-12))
-                    window_texts.append(" ".join(text[x:y] for x, y in words[first : first + word_window]))
-        ptr.append(len(vectors))
-    window_vecs = np.asarray(vectors, dtype=np.float32).reshape(-1, sentence_vecs.shape[1])
-    return WordWindows(sentence_vecs, window_vecs, window_texts, np.asarray(ptr, dtype=np.int64), which)
+            counts = inside.sum(axis=1)
+            kept = np.flatnonzero(counts)
+            if len(kept):
+                vectors.append(_unit((inside[kept].astype(np.float32) @ emb) / counts[kept, None]))
+                window_texts += [" ".join(text[x:y] for x, y in words[first : first + word_window]) for first in firsts[kept].tolist()]
+        ptr.append(len(window_texts))
+    dim = sentence_vecs.shape[1]
+    window_vecs = np.concatenate(vectors, axis=0).astype(np.float32, copy=False) if vectors else np.zeros((0, dim), np.float32)
+    return WordWindows(sentence_vecs.astype(np.float32, copy=False), window_vecs, window_texts, np.asarray(ptr, dtype=np.int64), which)
