@@ -25,6 +25,16 @@ def test_claim_values_find_names_identifiers_and_quantities():
     assert kinds("He weighs 80 kg.") == {"80 kg": "quantity"}
 
 
+def test_a_verb_after_a_slot_is_not_a_name_but_a_named_one_is():
+    """"The employer is paying EUR 1,800": "paying" is the verb, and a value nobody writes would keep the amount
+    from counting; after "named" or "called" the word is the name, whatever it looks like."""
+    assert kinds("The user's employer is paying €1,800 for the ticket.") == {"€1,800": "quantity"}
+    assert value_verdict("The user's employer is paying €1,800 for the ticket.", "The ticket (EUR 1800 in total) is paid by my employer.").cap == 1
+    assert kinds("The order was placed on Monday.") == {}
+    assert kinds("The server is named loaded.") == {"loaded": "named"}
+    assert kinds("The PostgreSQL host is ariel.") == {"ariel": "named"}
+
+
 def test_units_acronyms_durations_and_framing_words_are_not_values():
     for claim in ("His leukocyte count is 16,800/mm3.", "His hemoglobin A1c is 6.4%.",
                   "An ECG shows ST elevation.", "The patient has had a fever for 2 days.",

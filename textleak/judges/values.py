@@ -216,6 +216,9 @@ def claim_values(claim: str) -> tuple[Value, ...]:
         text = m.group(2).rstrip(".,;:!?'\"`\u2019\u201d")
         if text.lower() in _NOT_NAMES or text.lower() in _FRAME or len(text) < 2 or (text.islower() and text in common_words()):
             continue
+        if text.islower() and re.fullmatch(r"[a-z]+(?:ing|ed)", text) and text in english_words() \
+                and not re.search(r"named|called|titled|known", claim[m.start() : m.start(2)], re.IGNORECASE):
+            continue  # a verb after the cue ("the user's employer is paying ..."), not a name
         long = _LONG_NUMBER.match(claim, m.start(2))
         if long and sum(c.isdigit() for c in long.group(0)) >= 7:
             text = long.group(0).strip()  # a number written in groups: "phone number is 086 555 0133"
