@@ -1,6 +1,8 @@
 """The first person made third (textleak.text.voice.user_voice), pinned to its outputs as the request
 atomizer and the NLI judge use them."""
 
+import pytest
+
 from textleak.text.voice import FIRST_PERSON, quote_mask, user_voice
 
 
@@ -58,3 +60,13 @@ def test_a_negated_question_makes_its_auxiliary_agree_too():
 def test_a_contracted_verb_after_i_is_the_verb():
     assert user_voice("I shouldn't go.") == "the user shouldn't go."  # before: "shouldn't goes"
     assert user_voice("I do not know.") == "the user does not know."
+
+
+@pytest.mark.parametrize("text, want", [
+    ("I want to retrain as a mine electrician.", "the user wants to retrain as a mine electrician."),
+    ("My dad worked in the coal mine for years.", "the user's dad worked in the coal mine for years."),
+    ("That car is mine.", "That car is the user's."),
+    ("A friend of mine and I went.", "A friend of the user's and the user went."),
+])
+def test_mine_the_place_is_not_mine_the_pronoun(text, want):
+    assert user_voice(text) == want

@@ -101,6 +101,24 @@ def _inverted_auxiliary(out: list[str], before: str) -> bool:
     return False
 
 
+#: words before "mine" that make it the noun ("a mine electrician", "the coal mine"), and words after the pronoun
+#: ("mine is", "mine and hers"): any other word right after it makes it a noun too ("mine workers")
+_BEFORE_MINE_NOUN = frozenset("a an the this that these those every each any no one coal gold copper salt diamond iron silver "
+                              "uranium open-pit abandoned old land sea naval".split())
+_AFTER_MINE_PRONOUN = frozenset("and or nor but is was are were too also as than so that which who has had will would can "
+                                "could should does did isn't wasn't".split())
+
+
+def _mine_is_a_noun(out: list[str], nxt: str, trail: str) -> bool:
+    """"mine" the place, not the pronoun: after an article or a mineral, or followed straight by a word that does not
+    continue a pronoun ("a mine electrician", "the mine", "mine workers"; but "a friend of mine", "mine is red")."""
+    before = re.sub(r"[^a-z-]", "", out[-1].lower()) if out else ""
+    if before in _BEFORE_MINE_NOUN:
+        return True
+    after = nxt.lower().rstrip(".,;:!?")
+    return not trail and bool(nxt[:1].isalpha()) and after not in _AFTER_MINE_PRONOUN
+
+
 def user_voice(clause: str, who: str = "the user") -> str:
     """The clause with the first person made third ("I want" -> "the user wants", "my" -> "the user's",
     then "their"); quoted text is left as written. A clause without a first person is returned as is.
@@ -152,7 +170,7 @@ def user_voice(clause: str, who: str = "the user") -> str:
         elif low in ("my", "our"):
             out.append(lead + ("their" if named else who + "'s") + trail)
             named = True
-        elif low in ("mine", "ours"):
+        elif low in ("mine", "ours") and not (low == "mine" and _mine_is_a_noun(out, tokens[k + 1][1] if k + 1 < len(tokens) else "", trail)):
             out.append(lead + ("theirs" if named else who + "'s") + trail)
         elif low in ("me",):
             out.append(lead + ("them" if named else who) + trail)
