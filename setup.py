@@ -54,6 +54,7 @@ core = [
     "scikit-learn",
     "confusable-homoglyphs>=3.3",  # Unicode's confusables data: look-alike letters folded before comparing text
     "regex",  # Unicode properties (Default_Ignorable_Code_Point) for the normaliser; transformers requires it already
+    "wordninja>=2",  # English word segmentation (MIT): a record written without spaces read as its words (textleak.text.normalize)
     "rapidfuzz>=3",  # edit distances in C: the judge repairs typos toward the claims' words (textleak.text.typos)
 ]
 extras = {

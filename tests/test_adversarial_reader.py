@@ -36,6 +36,12 @@ ROWS = {
     "latin_lookalikes": (lambda t: t.replace("a", "\u0251").replace("i", "\u0131").replace("g", "\u0261"), "KeyError"),
     "small_capitals": (lambda t: t.replace("o", "\u1d0f").replace("s", "\ua731").replace("u", "\u1d1c"), 0.622),
     "right_to_left_override_reversed": (lambda t: "\u202e" + t[::-1] + "\u202c", 0.985),
+    # spellings a reader reads through (textleak.text.normalize.respell), measured before 2026-11-29 on these profiles
+    "letters_spaced_out": (lambda t: "  ".join(" ".join(w) for w in t.split(" ")), 0.971),
+    "letters_joined_by_hyphens": (lambda t: " ".join("-".join(w) if w.isalpha() else w for w in t.split(" ")), 0.622),
+    "accents_on_every_vowel": (lambda t: t.translate(str.maketrans("aeiou", "áéïôü")), 0.277),
+    "stacked_combining_marks": (lambda t: "".join(c + "\u0336\u0352" if c.isalpha() else c for c in t), 0.413),
+    "one_word_per_line": (lambda t: "\n".join(t.split(" ")), 0.671),
 }
 
 
@@ -65,6 +71,14 @@ def test_a_disguised_identity_release_scores_as_the_identity(profiles, identity,
     report = _privacy(profiles, [disguise(t) for t in profiles[0]])
     assert report.semantic_privacy <= identity.semantic_privacy + 0.05, row
     assert report.linkage_rate >= identity.linkage_rate - 1e-9, row
+
+
+def test_a_record_without_spaces_reads_nearly_as_the_identity(profiles, identity):
+    """Before 2026-11-29: 0.963 (linkage 0.50). Split into words again (wordninja), it reads 0.054 on these profiles:
+    a few glued words are split otherwise ("oldman"), so the bound is 0.10, not the others' 0.05."""
+    report = _privacy(profiles, [t.replace(" ", "") for t in profiles[0]])
+    assert report.semantic_privacy <= identity.semantic_privacy + 0.10
+    assert report.linkage_rate >= identity.linkage_rate - 1e-9
 
 
 def test_the_record_translated_into_spanish_counts_as_leaked(profiles, identity, caplog):
@@ -249,3 +263,34 @@ def test_precomputed_claims_are_normalised_like_the_records():
     r = evaluate_leakage(RECORDS[:1], RECORDS[:1], original_claims=claims, judge="lexical", bootstrap=0, use_cache=False, k=1)
     assert all("\u043e" not in c["text"] and "&#" not in c["text"] for c in r.records[0].claims)
     assert r.semantic_privacy == 0.0
+
+
+# ---- spellings a reader reads through (respell) ------------------------------------------------------------
+@pytest.mark.parametrize("text, expected", [
+    ("t h e  p a t i e n t  i s  4 5  y e a r s  o l d  a n d  h a s  a  c o u g h", "the patient is 45 years old and has a cough"),
+    ("the p-a-t-i-e-n-t has a c-o-u-g-h and a f-e-v-e-r", "the patient has a cough and a fever"),
+    ("My name is J.O.H.N. Smith.", "My name is JOHN. Smith."),
+    ("th\u0336e\u0352 pa\u0338tient", "the patient"),
+    ("Thé pâtïënt hás á côügh ánd á févér fôr thréé dáys.", "The patient has a cough and a fever for three days."),
+    ("The\npatient\nhas\na\ncough\nand\na\nfever\nfor\nthree\ndays.", "The patient has a cough and a fever for three days."),
+    ("Thepatienthasacoughandafeverforthreedays.Shewasseenbyherdoctor.", "The patient has a cough and a fever for three days. She was seen by her doctor."),
+])
+def test_spellings_a_reader_reads_through_are_read_as_words(text, expected):
+    assert normalize_text(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "U.S.A. and e.g. and i.e. and a.b and v1.2.3.4",  # abbreviations and versions
+    "Le patient a été hospitalisé à Paris. Il a été opéré à l'hôpital hier.",  # French keeps its accents
+    "El paciente está en el hospital. Según el médico, está estable y sin fiebre.",
+    "Tiếng Việt có dấu, tôi là người Việt Nam và tôi sống ở Hà Nội.",  # two stacked marks are Vietnamese
+    "Dr. José Núñez saw her at the café.",
+    "services:\n  db:\n    image: mysql:8.0.36\n    restart: always\n",
+    "public class AbstractSingletonProxyFactoryBean extends ProxyConfig { private TransactionInterceptor interceptor; }",
+    "see https://www.verylongdomainnamehere.com/anotherlongpathsegment or averylongemailname@example.com",
+    "commit 9f2c41e7b0a3d5c8e1f64a2b7c9d0e3f5a1b2c4d",
+    "a b c",
+    "Apples\nPears\nPlums",
+])
+def test_ordinary_text_is_not_respelled(text):
+    assert normalize_text(text) == text
