@@ -38,6 +38,13 @@ DISGUISES = {
     "ɑ ı ɡ for a i g": lambda t: t.replace("a", "\u0251").replace("i", "\u0131").replace("g", "\u0261"),
     "small capitals ᴏ ꜱ ᴜ": lambda t: t.replace("o", "\u1d0f").replace("s", "\ua731").replace("u", "\u1d1c"),
     "RLO + record reversed": lambda t: "\u202e" + t[::-1] + "\u202c",
+    "letters spaced out": lambda t: "  ".join(" ".join(w) for w in t.split(" ")),
+    "letters joined by hyphens": lambda t: " ".join("-".join(w) if w.isalpha() else w for w in t.split(" ")),
+    "accents on every vowel": lambda t: t.translate(str.maketrans("aeiou", "áéïôü")),
+    "two marks on every letter": lambda t: "".join(c + "\u0336\u0352" if c.isalpha() else c for c in t),
+    "one word per line": lambda t: "\n".join(t.split(" ")),
+    "spaces removed": lambda t: t.replace(" ", ""),
+    "leetspeak": lambda t: t.translate(str.maketrans("aeiot", "43107")),
 }
 
 

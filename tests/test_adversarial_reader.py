@@ -42,6 +42,7 @@ ROWS = {
     "accents_on_every_vowel": (lambda t: t.translate(str.maketrans("aeiou", "áéïôü")), 0.277),
     "stacked_combining_marks": (lambda t: "".join(c + "\u0336\u0352" if c.isalpha() else c for c in t), 0.413),
     "one_word_per_line": (lambda t: "\n".join(t.split(" ")), 0.671),
+    "leetspeak": (lambda t: t.translate(str.maketrans("aeiot", "43107")), 0.641),
 }
 
 
@@ -274,6 +275,7 @@ def test_precomputed_claims_are_normalised_like_the_records():
     ("Thé pâtïënt hás á côügh ánd á févér fôr thréé dáys.", "The patient has a cough and a fever for three days."),
     ("The\npatient\nhas\na\ncough\nand\na\nfever\nfor\nthree\ndays.", "The patient has a cough and a fever for three days."),
     ("Thepatienthasacoughandafeverforthreedays.Shewasseenbyherdoctor.", "The patient has a cough and a fever for three days. She was seen by her doctor."),
+    ("Sh3 h4s 4 c0ugh 4nd 4 f3v3r. 7h3 p4713n7 74k3s l1s1n0pr1l d41ly s1nc3 2019.", "She has 4 cough and 4 fever. the patient takes lisinopril daily since 2019."),
 ])
 def test_spellings_a_reader_reads_through_are_read_as_words(text, expected):
     assert normalize_text(text) == expected
@@ -290,6 +292,8 @@ def test_spellings_a_reader_reads_through_are_read_as_words(text, expected):
     "see https://www.verylongdomainnamehere.com/anotherlongpathsegment or averylongemailname@example.com",
     "commit 9f2c41e7b0a3d5c8e1f64a2b7c9d0e3f5a1b2c4d",
     "a b c",
+    "db01 user42 h264 md5 x86 s3 ipv4 covid19 b12 k8s l10n i18n ec2 t2.micro mp3 4x4 3d 2fa",  # identifiers, not leetspeak
+    "The S3 bucket backup-2024 is on ec2 host web01, ipv4 10.0.0.1, port 8443; she took B12 and 5mg of it at 7am.",
     "Apples\nPears\nPlums",
 ])
 def test_ordinary_text_is_not_respelled(text):
