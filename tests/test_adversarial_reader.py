@@ -43,6 +43,8 @@ ROWS = {
     "stacked_combining_marks": (lambda t: "".join(c + "\u0336\u0352" if c.isalpha() else c for c in t), 0.413),
     "one_word_per_line": (lambda t: "\n".join(t.split(" ")), 0.671),
     "leetspeak": (lambda t: t.translate(str.maketrans("aeiot", "43107")), 0.641),
+    "parenthesized_letters": (lambda t: "".join(chr(0x249C + ord(c) - 97) if "a" <= c <= "z" else c for c in t), None),
+    "negative_squared_capitals": (lambda t: "".join(chr(0x1F170 + ord(c) - 65) if "A" <= c <= "Z" else c for c in t.upper()), None),
 }
 
 
@@ -278,6 +280,16 @@ def test_precomputed_claims_are_normalised_like_the_records():
     ("Sh3 h4s 4 c0ugh 4nd 4 f3v3r. 7h3 p4713n7 74k3s l1s1n0pr1l d41ly s1nc3 2019.", "She has 4 cough and 4 fever. the patient takes lisinopril daily since 2019."),
 ])
 def test_spellings_a_reader_reads_through_are_read_as_words(text, expected):
+    assert normalize_text(text) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("T\u24a3\u24a0 \u24ab\u249c\u24af\u24a4\u24a0\u24a9\u24af", "The patient"),  # parenthesized small letters: NFKC gives "(h)(e)"
+    ("\U0001f183\U0001f177\U0001f174", "THE"),  # negative squared capitals
+    ("\U0001f163\U0001f157\U0001f154", "THE"),  # negative circled capitals
+    ("item \u2474 and \u2488", "item (1) and 1."),  # parenthesized and full-stop digits stay list numbers
+])
+def test_fancy_text_letters_are_letters(text, expected):
     assert normalize_text(text) == expected
 
 

@@ -10,7 +10,8 @@ In order:
    browser shows them: numeric references with or without the ``;``, named ones only with it (so
    "AT&T" or "&notes" stay as written). One pass: ``&amp;#101;`` shows as ``&#101;``.
 2. **Unicode NFKC** (full-width letters, ligatures, non-breaking spaces, superscript digits,
-   mathematical letters).
+   mathematical letters), after the letters of "fancy text" that NFKC leaves as symbols or wraps in
+   parentheses are read as letters: parenthesized ⒜, negative circled 🅐 and negative squared 🅰.
 3. **Bidi overrides as displayed**: a run under a right-to-left override (U+202E ... U+202C, or the end
    of the text: a line break does not end it here, as it does not on a web page, where a newline is a
    space) is shown reversed, so the pipeline reads what the reader sees: the run reversed
@@ -229,6 +230,12 @@ def normalize_text(text: str) -> str:
     return respell(_as_displayed(text))
 
 
+# letters of "fancy text" that NFKC leaves as symbols or wraps in parentheses: parenthesized small letters
+# (U+249C-24B5, NFKC "(a)"), negative circled and negative squared capitals (U+1F150-1F169, U+1F170-1F189)
+_LETTER_FORMS = {**{0x249C + k: chr(97 + k) for k in range(26)}, **{0x1F150 + k: chr(65 + k) for k in range(26)},
+                 **{0x1F170 + k: chr(65 + k) for k in range(26)}}
+
+
 def _as_displayed(text: str) -> str:
     if text.isascii():
         if "&" not in text:
@@ -238,7 +245,7 @@ def _as_displayed(text: str) -> str:
             return text
     else:
         text = unescape_references(text)
-    text = unicodedata.normalize("NFKC", text)
+    text = unicodedata.normalize("NFKC", text.translate(_LETTER_FORMS))
     if text.isascii():
         return text
     text = resolve_overrides(text)
