@@ -45,6 +45,10 @@ ROWS = {
     "leetspeak": (lambda t: t.translate(str.maketrans("aeiot", "43107")), 0.641),
     "parenthesized_letters": (lambda t: "".join(chr(0x249C + ord(c) - 97) if "a" <= c <= "z" else c for c in t), None),
     "negative_squared_capitals": (lambda t: "".join(chr(0x1F170 + ord(c) - 65) if "A" <= c <= "Z" else c for c in t.upper()), None),
+    "url_encoded_spaces": (lambda t: t.replace(" ", "%20"), 0.975),
+    "dots_for_spaces": (lambda t: t.replace(" ", "."), 0.494),
+    "underscores_for_spaces": (lambda t: t.replace(" ", "_"), 0.135),
+    "empty_tags_inside_words": (lambda t: " ".join(w[:2] + "<b></b>" + w[2:] if len(w) > 3 else w for w in t.split(" ")), 0.684),
 }
 
 
@@ -304,6 +308,12 @@ def test_fancy_text_letters_are_letters(text, expected):
     "see https://www.verylongdomainnamehere.com/anotherlongpathsegment or averylongemailname@example.com",
     "commit 9f2c41e7b0a3d5c8e1f64a2b7c9d0e3f5a1b2c4d",
     "a b c",
+    "intraepidermal vs subepidermal split",
+    "at com.foo.bar.Baz.method(Baz.java:12)\n    at com.foo.bar.Qux.run(Qux.java:40)\n    at java.lang.Thread.run(Thread.java:833)",
+    "/usr/local/lib/python3.11/site-packages/foo/bar/baz.py",
+    "GET /api/v1/users?name=John+Smith&city=New+York HTTP/1.1",
+    "my_variable_name_is_long = another_function_call(with_args, and_more_args)",
+    "the <b>patient</b> has a fever",
     "db01 user42 h264 md5 x86 s3 ipv4 covid19 b12 k8s l10n i18n ec2 t2.micro mp3 4x4 3d 2fa",  # identifiers, not leetspeak
     "The S3 bucket backup-2024 is on ec2 host web01, ipv4 10.0.0.1, port 8443; she took B12 and 5mg of it at 7am.",
     "Apples\nPears\nPlums",
