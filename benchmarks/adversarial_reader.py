@@ -45,6 +45,13 @@ DISGUISES = {
     "one word per line": lambda t: "\n".join(t.split(" ")),
     "spaces removed": lambda t: t.replace(" ", ""),
     "leetspeak": lambda t: t.translate(str.maketrans("aeiot", "43107")),
+    "parenthesized letters": lambda t: "".join(chr(0x249C + ord(c) - 97) if "a" <= c <= "z" else c for c in t),
+    "negative squared capitals": lambda t: "".join(chr(0x1F170 + ord(c) - 65) if "A" <= c <= "Z" else c for c in t.upper()),
+    "spaces as %20": lambda t: t.replace(" ", "%20"),
+    "spaces as dots": lambda t: t.replace(" ", "."),
+    "spaces as underscores": lambda t: t.replace(" ", "_"),
+    "empty tags inside words": lambda t: " ".join(w[:2] + "<b></b>" + w[2:] if len(w) > 3 else w for w in t.split(" ")),
+    "every word reversed": lambda t: " ".join(w[::-1] for w in t.split(" ")),
 }
 
 

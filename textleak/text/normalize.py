@@ -398,8 +398,8 @@ def _spaceless(text: str) -> bool:
 def _spaced_again(text: str) -> str:
     """Text whose spaces were written as something else, read with spaces: URL encoding ("The%20patient", five
     escapes or more, decoded) or one character between words ("The.patient.has", "The_patient", "The+patient": the
-    most frequent such separator, ten times or more). Logs, paths and stack traces keep their spaces and are not
-    read so."""
+    most frequent such separator, ten times or more and once per fifteen letters or more, as often as words). Logs,
+    paths and stack traces keep their spaces and are not read so."""
     if len(_PERCENT.findall(text)) >= 5:
         from urllib.parse import unquote
 
@@ -408,7 +408,7 @@ def _spaced_again(text: str) -> str:
     if not seen:
         return text
     mark, count = seen.most_common(1)[0]
-    if count < 10:
+    if count < 10 or count < sum(map(str.isalpha, text)) / 15:  # one between words, not one a sentence ("pain.He")
         return text
     if mark == ".":  # a doubled dot ended a sentence; a dot between two digits is a decimal point
         text = re.sub(r"(?<=\S)\.\.(?=\S)", ". ", text)
