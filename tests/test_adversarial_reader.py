@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from textleak.leakage import evaluate_leakage
-from textleak.text.normalize import normalize_text
+from textleak.text.normalize import normalize_release, normalize_text, respell
 
 SPANISH = Path(__file__).parent / "data" / "medqa_es.jsonl"  # the eight profiles translated by hand
 
@@ -284,7 +284,10 @@ def test_precomputed_claims_are_normalised_like_the_records():
     ("Sh3 h4s 4 c0ugh 4nd 4 f3v3r. 7h3 p4713n7 74k3s l1s1n0pr1l d41ly s1nc3 2019.", "She has 4 cough and 4 fever. the patient takes lisinopril daily since 2019."),
 ])
 def test_spellings_a_reader_reads_through_are_read_as_words(text, expected):
-    assert normalize_text(text) == expected
+    assert respell(normalize_text(text)) == expected
+    # a release is read both ways: respelled, then as written (a misfire can add, never hide)
+    assert normalize_release(text) == expected + "\n\n" + normalize_text(text)
+    assert normalize_text(text) != expected  # originals and claims are read as written
 
 
 @pytest.mark.parametrize("text, expected", [
@@ -319,4 +322,31 @@ def test_fancy_text_letters_are_letters(text, expected):
     "Apples\nPears\nPlums",
 ])
 def test_ordinary_text_is_not_respelled(text):
-    assert normalize_text(text) == text
+    assert respell(text) == text and normalize_release(text) == text
+
+
+@pytest.mark.parametrize("text", [
+    # German and Dutch prose: long compounds among short words, never glued text (the language stays German)
+    "Seine Krankenversicherung hat die Krankenhausbehandlung und die Rehabilitationsmaßnahme nach dem Arbeitsunfall übernommen.",
+    "De arbeidsongeschiktheidsverzekering en de ziektekostenverzekering dekken de behandeling in het ziekenhuis.",
+    # a negated relation keeps its stroke: the overlay is on "=", not on a letter
+    "HbA1c \u2260 6.5% and x \u2209 S and a \u226e b",
+])
+def test_prose_and_symbols_that_reach_the_rules_are_not_respelled(text):
+    assert respell(normalize_text(text)) == normalize_text(text)
+
+
+def test_a_misfire_on_a_release_keeps_what_it_writes():
+    """A default-credentials list reads as leetspeak and a column of names as one line; the release keeps the text
+    as written beside that reading, so "r00t" and each name are still there to be found."""
+    creds = "Default creds: admin/Adm1n, root/r00t, test/t3st, guest/gu3st, user/us3r, backup/b4ckup."
+    read = normalize_release(creds)
+    assert "root/root" in read and "root/r00t" in read
+    names = "\n".join(["Alice Kim", "Bob", "Carol", "Dan", "Eve", "Frank", "Grace", "Heidi", "Ivan"])
+    read = normalize_release(names)
+    assert read.endswith(names) and "Bob Carol" in read
+
+
+def test_marks_on_digits_are_stray_marks_too():
+    zalgo = "".join(c + "\u0336\u0352\u0301" if c.isalnum() else c for c in "call 0861234567 now")
+    assert respell(normalize_text(zalgo)) == "call 0861234567 now"

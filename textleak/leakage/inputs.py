@@ -8,7 +8,8 @@ sets of different sizes without ids are an error, never silently unaligned. When
 known, an original whose sanitized record is missing (``None``, or no sanitized record names its id)
 is either an error (``missing="error"``) or counts as released unsanitized (``missing="original"``,
 the default: its original text joins the pool in its place), so a dropped record can never make the
-set look more private. All text is normalised first (:func:`textleak.text.normalize.normalize_text`).
+set look more private. All text is normalised first (:func:`textleak.text.normalize.normalize_text`; released
+records are also read respelled, beside their text as written: :func:`~textleak.text.normalize.normalize_release`).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import Any, Sequence
 from textleak.leakage.config import LeakageConfig
 from textleak.leakage.limits import check_record_sizes
 from textleak.sanitize.run import released_texts
-from textleak.text.normalize import normalize_text
+from textleak.text.normalize import normalize_release, normalize_text
 
 logger = logging.getLogger(__name__)
 
@@ -120,7 +121,7 @@ def prepare_inputs(originals: Sequence[str], sanitized: Sequence[str | None], or
                          f"{sanitized_ids[j]!r} and original {j} is {ids[j]!r}: pass alignment='ids' (or 'auto') to pair by id")
     if config.normalize:
         originals = [normalize_text(t) for t in originals]
-        sanitized = [normalize_text(t) if t is not None else None for t in sanitized]
+        sanitized = [normalize_release(t) if t is not None else None for t in sanitized]  # respelled too, both readings kept
 
     if mode == "none" and sanitized_ids is not None:
         raise ValueError("sanitized ids name the original each sanitized record came from: that is a sanitized set, not "

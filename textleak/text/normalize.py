@@ -1,8 +1,9 @@
 """Text that reads the same to a person must read the same to the pipeline.
 
-:func:`normalize_text` is applied once, to originals and sanitized records alike (and to precomputed
-claims), before atomizing, linking, the lexical baseline and judging
-(:func:`textleak.leakage.inputs.prepare_inputs`). Without it a sanitizer, or an attacker hiding leakage
+:func:`normalize_text` (steps 1-6) is applied once, to originals and sanitized records alike (and to
+precomputed claims), before atomizing, linking, the lexical baseline and judging
+(:func:`textleak.leakage.inputs.prepare_inputs`); released records are also respelled (step 7,
+:func:`normalize_release`), with their text as written kept beside the respelled reading. Without it a sanitizer, or an attacker hiding leakage
 from the measurement, could disguise a record nobody would call sanitized and raise its privacy score.
 In order:
 
@@ -34,7 +35,9 @@ In order:
    letters of other scripts (Cyrillic а, Greek ο, ...) inside a word that has Latin letters, and in
    words made wholly of look-alikes when most words of the text read as Latin once folded. Genuine
    Cyrillic, Greek or other text in a record mostly in that script is left as it is.
-7. **Spellings a reader reads through** (:func:`respell`), each undone only where the text is written so:
+7. **Spellings a reader reads through** (:func:`respell`; released records only, and both readings are
+   kept, respelled then as written, so a misfire can add to what the judge reads but never hide what a
+   release writes), each undone only where the text is written so:
    formatting tags inside a word ("pa<b></b>tient", as a browser shows them); spaces written as
    something else in a text that has almost none (URL escapes "%20", or one character between words:
    "The.patient", "The_patient", "The+patient"); stray combining marks (strike-through overlays, or as many marks as letters on a word: "Zalgo"
@@ -51,7 +54,7 @@ In order:
    written.
 
 Steps 1-6 return pure ASCII text without ``&`` at once (the common case costs one ``isascii``); step 7 reads
-every text (about 100 microseconds per MedQA record, 45 before it).
+every released text (about 100 microseconds per MedQA record).
 """
 
 from __future__ import annotations
@@ -225,12 +228,20 @@ def fold_confusables(text: str) -> str:
     return _WORD.sub(lambda m: _fold_word(m.group(0), fold_lookalikes, table), text)
 
 
+def normalize_release(text: str) -> str:
+    """A released record as a reader reads it: :func:`normalize_text`, then :func:`respell`; when respelling
+    changes it, both readings, respelled then as written, so that a respelling that misfires (a list of
+    passwords read as leetspeak, a column of names joined) can only add to what the judge reads, never take
+    away what the release writes. Originals and claims are read by :func:`normalize_text` alone."""
+    shown = normalize_text(text)
+    spelled = respell(shown)
+    return shown if spelled == shown else spelled + "\n\n" + shown
+
+
 def normalize_text(text: str) -> str:
     """The text as a reader sees it: references unescaped, NFKC, overrides as displayed, fillers as
-    spaces, invisible characters removed, look-alikes folded, then as a reader spells it: stray marks
-    dropped, spaced or hyphenated letters joined, one word per line read as running text (see the module
-    docstring)."""
-    return respell(_as_displayed(text))
+    spaces, invisible characters removed, look-alikes folded (steps 1-6 of the module docstring)."""
+    return _as_displayed(text)
 
 
 # letters of "fancy text" that NFKC leaves as symbols or wraps in parentheses: parenthesized small letters
@@ -262,7 +273,7 @@ def _as_displayed(text: str) -> str:
     return fold_confusables(text)
 
 
-_MARKED_WORD = regex.compile(r"[\p{L}\p{M}]*\p{M}[\p{L}\p{M}]*")
+_MARKED_WORD = regex.compile(r"[\p{L}\p{N}][\p{L}\p{N}\p{M}]*\p{M}[\p{L}\p{N}\p{M}]*")  # marks on letters and digits, not on "=" of "≠"
 _MARK = regex.compile(r"\p{M}")
 _OVERLAY_MARKS = regex.compile(r"[\u0334-\u0338\u20d2\u20d3\u20e5\u20e6]")
 _SPELLED = re.compile(r"(?<![\w.-])[A-Za-z]([-.\u00b7])[A-Za-z](?:\1[A-Za-z]){2,}(?![\w-]|\.\w)")
@@ -344,27 +355,25 @@ def _unleet(text: str) -> str:
 
 
 _LONG_RUN = re.compile(r"[A-Z]?[a-z]{11,}")
+_NON_SPACE = re.compile(r"\S+")
 _ADDRESS = re.compile(r"://|@|^www\.|\w\.(?:com|org|net|io|co|uk|de|edu|gov|dev|app)\b", re.IGNORECASE)
 _LETTER_RUN = re.compile(r"[A-Z]?[a-z]{5,}")  # a capital only in front: camelCase identifiers stay whole
 _GLUE_POINT = re.compile(r"(?<=[A-Za-z])(?=\d)|(?<=\d)(?=[A-Za-z])|(?<=[a-z])(?=[A-Z])|(?<=[a-z][.,;:!?])(?=[A-Za-z])")
 
 
 def _glued(text: str) -> bool:
-    """Written without spaces: runs of twelve lower-case letters or more that are no English word (three such runs,
-    or one of thirty letters) hold two fifths of the text's letters or more (two runs: three fifths), as they never do
-    in prose, code (camelCase breaks at its capitals) or logs (hashes mix digits). Web and e-mail addresses are not
-    read, nor texts under forty characters ("intraepidermal vs subepidermal split")."""
-    if len(text) < 40 or not _LONG_RUN.search(text):
+    """Written without spaces: one space in twenty characters or fewer, and runs of twelve lower-case letters or
+    more that are no English word (three such runs, or one of thirty letters) hold two fifths of the text's letters
+    or more (two runs: three fifths). Prose in any language has spaces (German compounds sit among short words);
+    camelCase breaks at its capitals, hashes mix digits, and web and e-mail addresses are not read. Texts under
+    forty characters never are ("intraepidermal vs subepidermal split")."""
+    if len(text) < 40 or text.count(" ") > 0.05 * len(text) or not _LONG_RUN.search(text):
         return False
     from textleak.text.typos import english_words
 
-    runs = []
-    for m in _LONG_RUN.finditer(text):
-        if m.group(0).lower() in english_words():
-            continue
-        start, end = text.rfind(" ", 0, m.start()) + 1, text.find(" ", m.end())
-        if not _ADDRESS.search(text[start : end if end >= 0 else len(text)]):
-            runs.append(len(m.group(0)))
+    words = english_words()
+    runs = [len(run) for token in _NON_SPACE.findall(text) if not _ADDRESS.search(token)
+            for run in _LONG_RUN.findall(token) if run.lower() not in words]
     if len(runs) < 3 and not any(n >= 30 for n in runs):
         return len(runs) == 2 and sum(runs) >= 0.6 * sum(map(str.isalpha, text))  # two long words and little else
     return sum(runs) >= 0.4 * sum(map(str.isalpha, text))
@@ -372,21 +381,28 @@ def _glued(text: str) -> bool:
 
 def _unglue(text: str) -> str:
     """The text with its letter runs split into English words (wordninja's unigram model, English Wikipedia
-    frequencies) and spaces put back between letters and digits, before a capital and after a sentence's end."""
+    frequencies) and spaces put back between letters and digits, before a capital and after a sentence's end;
+    web and e-mail addresses are left as written."""
     import wordninja
 
     from textleak.text.typos import english_words
 
     words = english_words()
-    text = _GLUE_POINT.sub(" ", text)
-    return _LETTER_RUN.sub(lambda m: m.group(0) if m.group(0).lower() in words else " ".join(wordninja.split(m.group(0))), text)
+
+    def split(token: str) -> str:
+        if _ADDRESS.search(token):
+            return token
+        token = _GLUE_POINT.sub(" ", token)
+        return _LETTER_RUN.sub(lambda m: m.group(0) if m.group(0).lower() in words else " ".join(wordninja.split(m.group(0))), token)
+
+    return _NON_SPACE.sub(lambda m: split(m.group(0)), text)
 
 
 # formatting tags right after a letter or digit and before more text, shown as nothing ("pa<b></b>tient")
 _INLINE_TAG = re.compile(r"(?<=[^\W_])(?:</?(?:b|i|u|s|em|strong|span|a|font|small|big|mark|code|tt|del|ins|sup|sub|wbr)"
                          r"(?:\s[^<>]*)?/?>)+(?=[^\s<])", re.IGNORECASE)
 _PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
-_SEPARATOR = re.compile(r"(?<=[^\s._+~|/])([._+~|/])(?=[^\W_])")
+_SEPARATOR = re.compile(r"(?<=[^\s._+~|])([._+~|])(?=[^\W_])")
 
 
 def _spaceless(text: str) -> bool:
@@ -404,6 +420,8 @@ def _spaced_again(text: str) -> str:
         from urllib.parse import unquote
 
         return unquote(text)
+    if "://" in text or "@" in text:  # addresses: their dots and underscores are theirs
+        return text
     seen = Counter(m.group(1) for m in _SEPARATOR.finditer(text))
     if not seen:
         return text
