@@ -107,8 +107,11 @@ class EncoderInputs:
         texts = list(texts)
         if not self.fast:
             out = self.tokenizer(texts, truncation=True, max_length=self.max_length, return_offsets_mapping=offsets)
-            return {k: [list(map(tuple, row)) for row in out[k]] if k == "offset_mapping" else list(out[k])
-                    for k in ("input_ids", "token_type_ids", *(("offset_mapping",) if offsets else ())) if k in out}
+            ids = list(out["input_ids"])
+            result = {"input_ids": ids, "token_type_ids": list(out["token_type_ids"]) if "token_type_ids" in out else [[0] * len(r) for r in ids]}
+            if offsets:
+                result["offset_mapping"] = [list(map(tuple, row)) for row in out["offset_mapping"]]
+            return result
         t = self._single
         unique = dict.fromkeys(texts)
         encodings = dict(zip(unique, self._backend.encode_batch(list(unique), add_special_tokens=False)))
@@ -137,7 +140,8 @@ class EncoderInputs:
         pairs = list(pairs)
         if not self.fast:
             out = self.tokenizer([a for a, _ in pairs], [b for _, b in pairs], truncation="longest_first", max_length=self.max_length)
-            return {"input_ids": list(out["input_ids"]), "token_type_ids": list(out["token_type_ids"])}
+            ids = list(out["input_ids"])  # a tokenizer without token types (RoBERTa's) gives none: zeros, as the model reads them
+            return {"input_ids": ids, "token_type_ids": list(out["token_type_ids"]) if "token_type_ids" in out else [[0] * len(r) for r in ids]}
         t = self._pair
         unique = dict.fromkeys(x for pair in pairs for x in pair)
         encodings = dict(zip(unique, self._backend.encode_batch(list(unique), add_special_tokens=False)))

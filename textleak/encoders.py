@@ -125,7 +125,9 @@ def _mean_pooled(model: Any) -> bool:
     mean = config.get("pooling_mode") == "mean" or (config.get("pooling_mode_mean_tokens") and not any(
         v for k, v in config.items() if k.startswith("pooling_mode_") and k != "pooling_mode_mean_tokens"))
     auto = getattr(modules[0], "auto_model", None)
-    return bool(mean) and auto is not None and not getattr(modules[0], "do_lower_case", False) and getattr(model, "tokenizer", None) is not None
+    prompted = getattr(model, "default_prompt_name", None) is not None  # its encode would prepend a prompt
+    return bool(mean) and auto is not None and not prompted and not getattr(modules[0], "do_lower_case", False) \
+        and getattr(model, "tokenizer", None) is not None
 
 
 _INPUTS: "weakref.WeakKeyDictionary[Any, Any]" = weakref.WeakKeyDictionary()
@@ -136,15 +138,18 @@ def _inputs_of(model: Any) -> Any:
 
     with _LOCK:
         inputs = _INPUTS.get(model)
-        if inputs is None:
-            inputs = _INPUTS[model] = EncoderInputs(model.tokenizer, model.max_seq_length)
+        if inputs is None or inputs.max_length != model.max_seq_length or inputs.tokenizer is not model.tokenizer:
+            inputs = _INPUTS[model] = EncoderInputs(model.tokenizer, model.max_seq_length)  # built again when either changes
     return inputs
 
 
-def _token_states(model: Any, texts: Sequence[str], batch_size: int, offsets: bool = False, show_progress_bar: bool = False):
-    """The transformer's float32 token embeddings of each text (special tokens included, as mean pooling
-    reads them), its mean-pooled vector, and its tokens' character offsets when asked for: one forward
-    per batch of texts of similar token counts, each text tokenised once (:class:`EncoderInputs`)."""
+def _token_states(model: Any, texts: Sequence[str], batch_size: int, offsets: bool = False, show_progress_bar: bool = False,
+                  each: Any = None):
+    """The transformer's mean-pooled float32 vector of each text (special tokens included, as its mean pooling
+    reads them) and its tokens' character offsets when asked for: one forward per batch of texts of similar token
+    counts, each text tokenised once (:class:`EncoderInputs`). ``each(i, states, offsets)`` is called with every
+    text's float32 token embeddings (numpy) and offsets, batch by batch; they are not kept, so memory holds one
+    batch's states."""
     import inspect
 
     import torch
@@ -158,7 +163,6 @@ def _token_states(model: Any, texts: Sequence[str], batch_size: int, offsets: bo
     order = np.argsort(-lengths, kind="stable")
     typed = "token_type_ids" in inspect.signature(auto.forward).parameters
     device = next(auto.parameters()).device
-    states: list[np.ndarray] = [np.zeros((0, 0), np.float32)] * len(texts)
     means = np.zeros((len(texts), auto.config.hidden_size), dtype=np.float32)
     starts = range(0, len(order), batch_size)
     if show_progress_bar:
@@ -169,16 +173,19 @@ def _token_states(model: Any, texts: Sequence[str], batch_size: int, offsets: bo
         for start in starts:
             idx = order[start : start + batch_size]
             width = int(lengths[idx].max())
-            mask = np.arange(width)[None, :] < lengths[idx][:, None]
+            mask = torch.from_numpy(np.arange(width)[None, :] < lengths[idx][:, None]).to(device)
             feed = {"input_ids": torch.from_numpy(pad_rows([encoded["input_ids"][i] for i in idx], tokenizer.pad_token_id, width)).to(device),
-                    "attention_mask": torch.from_numpy(mask.astype(np.int64)).to(device)}
+                    "attention_mask": mask.long()}
             if typed:
                 feed["token_type_ids"] = torch.from_numpy(pad_rows([encoded["token_type_ids"][i] for i in idx], tokenizer.pad_token_type_id or 0, width)).to(device)
-            hidden = auto(**feed).last_hidden_state.float().cpu().numpy()
-            means[idx] = (hidden * mask[:, :, None]).sum(axis=1) / lengths[idx][:, None]
-            for row, i in enumerate(idx.tolist()):
-                states[i] = hidden[row, : lengths[i]]
-    return states, means, encoded.get("offset_mapping")
+            hidden = auto(**feed).last_hidden_state.float()
+            # pooled where the states are (a GPU sends back one vector per text, not every token's)
+            means[idx] = ((mask.unsqueeze(1).float() @ hidden).squeeze(1) / mask.sum(1, keepdim=True)).cpu().numpy()
+            if each is not None:
+                host = hidden.cpu().numpy()
+                for row, i in enumerate(idx.tolist()):
+                    each(i, host[row, : lengths[i]], encoded["offset_mapping"][i] if offsets else None)
+    return means, encoded.get("offset_mapping")
 
 
 def _unit(vectors: np.ndarray) -> np.ndarray:
@@ -199,7 +206,7 @@ def encode(texts: Sequence[str], model: Any = None, batch_size: int = 128, show_
     for t in texts:
         unique.setdefault(t, len(unique))
     if _mean_pooled(model):
-        vectors = _unit(_token_states(model, list(unique), batch_size, show_progress_bar=show_progress_bar)[1])
+        vectors = _unit(_token_states(model, list(unique), batch_size, show_progress_bar=show_progress_bar)[0])
     else:
         vectors = model.encode(
             list(unique), batch_size=batch_size, convert_to_numpy=True, normalize_embeddings=True, show_progress_bar=show_progress_bar
@@ -254,35 +261,42 @@ def encode_word_windows(sentences: Sequence[str], model: Any = None, word_window
     if not texts:
         dim = (model.get_embedding_dimension if hasattr(model, "get_embedding_dimension") else model.get_sentence_embedding_dimension)()
         return WordWindows(np.zeros((0, dim), np.float32), np.zeros((0, dim), np.float32), [], np.zeros(1, np.int64), which)
-    if _mean_pooled(model):
-        states, means, offset_rows = _token_states(model, texts, batch_size, offsets=True)
-        sentence_vecs = _unit(means)
-    else:
-        tokens = model.encode(texts, output_value="token_embeddings", batch_size=batch_size, convert_to_numpy=False, show_progress_bar=False)
-        states = [t.float().cpu().numpy() for t in tokens]
-        sentence_vecs = _unit(np.stack([e.mean(axis=0) for e in states])).astype(np.float32)
-        offset_rows = model.tokenizer(texts, return_offsets_mapping=True, truncation=True, max_length=model.max_seq_length)["offset_mapping"]
-    vectors: list[np.ndarray] = []
-    window_texts: list[str] = []
-    ptr = [0]
-    for k, text in enumerate(texts):
-        emb = states[k]
-        offsets = np.asarray(offset_rows[k], dtype=np.int64).reshape(-1, 2)
+    per_text: list[tuple[np.ndarray, list[str]] | None] = [None] * len(texts)
+
+    def windows_of(k: int, emb: np.ndarray, offsets: Any) -> None:
+        """Text ``k``'s word windows: each the mean of the tokens inside it, one matrix product per text."""
+        text = texts[k]
+        offsets = np.asarray(offsets, dtype=np.int64).reshape(-1, 2)
         words = [(m.start(), m.end()) for m in _WORD.finditer(text)]
         n = len(words)
-        if len(offsets) == len(emb) and 0 < word_window < n:
-            firsts = np.arange(0, n - word_window + word_stride, word_stride)
-            bounds = np.asarray(words, dtype=np.int64)
-            lo = bounds[firsts, 0]
-            hi = bounds[np.minimum(firsts + word_window, n) - 1, 1]
-            a, b = offsets[:, 0], offsets[:, 1]
-            inside = (b > a)[None, :] & (a[None, :] >= lo[:, None]) & (b[None, :] <= hi[:, None])  # windows x tokens
-            counts = inside.sum(axis=1)
-            kept = np.flatnonzero(counts)
-            if len(kept):
-                vectors.append(_unit((inside[kept].astype(np.float32) @ emb) / counts[kept, None]))
-                window_texts += [" ".join(text[x:y] for x, y in words[first : first + word_window]) for first in firsts[kept].tolist()]
-        ptr.append(len(window_texts))
+        if len(offsets) != len(emb) or not 0 < word_window < n:
+            return
+        firsts = np.arange(0, n - word_window + word_stride, word_stride)
+        bounds = np.asarray(words, dtype=np.int64)
+        lo = bounds[firsts, 0]
+        hi = bounds[np.minimum(firsts + word_window, n) - 1, 1]
+        a, b = offsets[:, 0], offsets[:, 1]
+        inside = (b > a)[None, :] & (a[None, :] >= lo[:, None]) & (b[None, :] <= hi[:, None])  # windows x tokens
+        counts = inside.sum(axis=1)
+        kept = np.flatnonzero(counts)
+        if len(kept):
+            per_text[k] = (_unit((inside[kept].astype(np.float32) @ emb) / counts[kept, None]),
+                           [" ".join(text[x:y] for x, y in words[first : first + word_window]) for first in firsts[kept].tolist()])
+
+    if _mean_pooled(model):
+        sentence_vecs = _unit(_token_states(model, texts, batch_size, offsets=True, each=windows_of)[0])
+    else:
+        tokens = model.encode(texts, output_value="token_embeddings", batch_size=batch_size, convert_to_numpy=False, show_progress_bar=False)
+        offset_rows = model.tokenizer(texts, return_offsets_mapping=True, truncation=True, max_length=model.max_seq_length)["offset_mapping"]
+        means = []
+        for k, t in enumerate(tokens):
+            emb = t.float().cpu().numpy()
+            means.append(emb.mean(axis=0))
+            windows_of(k, emb, offset_rows[k])
+        sentence_vecs = _unit(np.stack(means)).astype(np.float32)
+    vectors = [w[0] for w in per_text if w is not None]
+    window_texts = [t for w in per_text if w is not None for t in w[1]]
+    ptr = np.cumsum([0] + [len(w[1]) if w is not None else 0 for w in per_text])
     dim = sentence_vecs.shape[1]
     window_vecs = np.concatenate(vectors, axis=0).astype(np.float32, copy=False) if vectors else np.zeros((0, dim), np.float32)
     return WordWindows(sentence_vecs.astype(np.float32, copy=False), window_vecs, window_texts, np.asarray(ptr, dtype=np.int64), which)
