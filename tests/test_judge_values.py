@@ -33,6 +33,9 @@ def test_a_verb_after_a_slot_is_not_a_name_but_a_named_one_is():
     assert kinds("The order was placed on Monday.") == {}
     assert kinds("The server is named loaded.") == {"loaded": "named"}
     assert kinds("The PostgreSQL host is ariel.") == {"ariel": "named"}
+    # a word in -ing or -ed that ends the claim is the value: a branch, a password
+    assert kinds("The git branch is staging.") == {"staging": "named"}
+    assert kinds("The password is blessed.") == {"blessed": "named"}
 
 
 def test_units_acronyms_durations_and_framing_words_are_not_values():

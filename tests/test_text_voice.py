@@ -67,6 +67,10 @@ def test_a_contracted_verb_after_i_is_the_verb():
     ("My dad worked in the coal mine for years.", "the user's dad worked in the coal mine for years."),
     ("That car is mine.", "That car is the user's."),
     ("A friend of mine and I went.", "A friend of the user's and the user went."),
+    ("A friend of mine from work came.", "A friend of the user's from work came."),
+    ("No, mine is red.", "No, the user's is red."),
+    ("Is that mine?", "Is that the user's?"),
+    ("that mine closed in 1990", "that mine closed in 1990"),
 ])
 def test_mine_the_place_is_not_mine_the_pronoun(text, want):
     assert user_voice(text) == want

@@ -217,8 +217,9 @@ def claim_values(claim: str) -> tuple[Value, ...]:
         if text.lower() in _NOT_NAMES or text.lower() in _FRAME or len(text) < 2 or (text.islower() and text in common_words()):
             continue
         if text.islower() and re.fullmatch(r"[a-z]+(?:ing|ed)", text) and text in english_words() \
+                and claim[m.start(2) + len(text) :].strip(" .!?\"'") \
                 and not re.search(r"named|called|titled|known", claim[m.start() : m.start(2)], re.IGNORECASE):
-            continue  # a verb after the cue ("the user's employer is paying ..."), not a name
+            continue  # a verb with more after it ("the user's employer is paying EUR 1,800 ..."), not a name ("branch is staging.")
         long = _LONG_NUMBER.match(claim, m.start(2))
         if long and sum(c.isdigit() for c in long.group(0)) >= 7:
             text = long.group(0).strip()  # a number written in groups: "phone number is 086 555 0133"

@@ -101,22 +101,29 @@ def _inverted_auxiliary(out: list[str], before: str) -> bool:
     return False
 
 
-#: words before "mine" that make it the noun ("a mine electrician", "the coal mine"), and words after the pronoun
-#: ("mine is", "mine and hers"): any other word right after it makes it a noun too ("mine workers")
-_BEFORE_MINE_NOUN = frozenset("a an the this that these those every each any no one coal gold copper salt diamond iron silver "
-                              "uranium open-pit abandoned old land sea naval".split())
+#: words before "mine" that make it the noun whatever follows ("a mine", "the coal mine."), words that make it the noun
+#: when another word follows ("that mine closed", but "Is that mine?"), and words after the pronoun ("mine is",
+#: "a friend of mine from work"): any other word right after "mine" makes it a noun ("mine workers")
+_BEFORE_MINE_NOUN = frozenset("a an the every each coal gold copper salt diamond iron silver uranium open-pit abandoned land "
+                              "sea naval".split())
+_BEFORE_MINE_EITHER = frozenset("this that these those no any one old".split())
 _AFTER_MINE_PRONOUN = frozenset("and or nor but is was are were too also as than so that which who has had will would can "
-                                "could should does did isn't wasn't".split())
+                                "could should does did isn't wasn't from at in on to for with since because if when while "
+                                "here there now".split())
 
 
 def _mine_is_a_noun(out: list[str], nxt: str, trail: str) -> bool:
     """"mine" the place, not the pronoun: after an article or a mineral, or followed straight by a word that does not
-    continue a pronoun ("a mine electrician", "the mine", "mine workers"; but "a friend of mine", "mine is red")."""
-    before = re.sub(r"[^a-z-]", "", out[-1].lower()) if out else ""
+    continue a pronoun ("a mine electrician", "the mine.", "that mine closed"; but "a friend of mine from work",
+    "No, mine is red", "Is that mine?"). A word before it that ends in punctuation ("No,") determines nothing."""
+    prev = out[-1] if out else ""
+    before = re.sub(r"[^a-z-]", "", prev.lower()) if prev[-1:].isalpha() else ""
     if before in _BEFORE_MINE_NOUN:
         return True
+    if trail:
+        return False
     after = nxt.lower().rstrip(".,;:!?")
-    return not trail and bool(nxt[:1].isalpha()) and after not in _AFTER_MINE_PRONOUN
+    return bool(nxt[:1].isalpha()) and after not in _AFTER_MINE_PRONOUN
 
 
 def user_voice(clause: str, who: str = "the user") -> str:
