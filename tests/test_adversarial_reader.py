@@ -276,7 +276,8 @@ def test_precomputed_claims_are_normalised_like_the_records():
 @pytest.mark.parametrize("text, expected", [
     ("t h e  p a t i e n t  i s  4 5  y e a r s  o l d  a n d  h a s  a  c o u g h", "the patient is 45 years old and has a cough"),
     ("the p-a-t-i-e-n-t has a c-o-u-g-h and a f-e-v-e-r", "the patient has a cough and a fever"),
-    ("My name is J.O.H.N. Smith.", "My name is JOHN. Smith."),
+    ("My name is J.O.H.N. Smith.", "My name is JOHN Smith."),
+    ("My name is J.O.H.N.", "My name is JOHN."),
     ("th\u0336e\u0352 pa\u0338tient", "the patient"),
     ("Thé pâtïënt hás á côügh ánd á févér fôr thréé dáys.", "The patient has a cough and a fever for three days."),
     ("The\npatient\nhas\na\ncough\nand\na\nfever\nfor\nthree\ndays.", "The patient has a cough and a fever for three days."),

@@ -276,8 +276,9 @@ def _as_displayed(text: str) -> str:
 _MARKED_WORD = regex.compile(r"[\p{L}\p{N}][\p{L}\p{N}\p{M}]*\p{M}[\p{L}\p{N}\p{M}]*")  # marks on letters and digits, not on "=" of "≠"
 _MARK = regex.compile(r"\p{M}")
 _OVERLAY_MARKS = regex.compile(r"[\u0334-\u0338\u20d2\u20d3\u20e5\u20e6]")
-_SPELLED = re.compile(r"(?<![\w.-])[A-Za-z]([-.\u00b7])[A-Za-z](?:\1[A-Za-z]){2,}(?![\w-]|\.\w)")
-_SPELLED_SHORT = re.compile(r"(?<![\w.-])[A-Za-z](?:([-.\u00b7])[A-Za-z])(?:\1[A-Za-z])*(?![\w-]|\.\w)")
+# a word spelled with dots takes its closing dot along when a capitalised word follows ("J.O.H.N. Smith" -> "JOHN Smith")
+_SPELLED = re.compile(r"(?<![\w.-])[A-Za-z]([-.\u00b7])[A-Za-z](?:\1[A-Za-z]){2,}(?:\1(?=\s+[A-Z]))?(?![\w-]|\.\w)")
+_SPELLED_SHORT = re.compile(r"(?<![\w.-])[A-Za-z](?:([-.\u00b7])[A-Za-z])(?:\1[A-Za-z])*(?:\1(?=\s+[A-Z]))?(?![\w-]|\.\w)")
 _SPACED_GAP = re.compile(r"(?<=\S) (?=\S)")
 _WIDE_GAP = re.compile(r"[ \t]{2,}")
 _LINE_BREAK = re.compile(r"(?<=\S)[ \t]*\r?\n[ \t]*(?=\S)")
