@@ -348,6 +348,21 @@ def test_a_misfire_on_a_release_keeps_what_it_writes():
     assert read.endswith(names) and "Bob Carol" in read
 
 
+def test_a_release_respelling_misfires_on_keeps_its_leaks():
+    """The review's case, at the judge: a released default-credentials list reads as leetspeak. Respelled alone,
+    "r00t" became "root" and both leaked passwords were rated 3 (measured 2026-11-29); with the text as written kept
+    beside the reading, they are rated as against the text as written: leaked."""
+    from textleak.judges import make_judge
+
+    released = "Default creds: admin/Adm1n, root/r00t, test/t3st, guest/gu3st, user/us3r, backup/b4ckup."
+    claims = ["The root account's password is r00t.", "The backup account's password is b4ckup."]
+    assert "root/root" in respell(normalize_text(released))  # the respelling does fire on this release
+    judge = make_judge("nli")
+    as_written = [r.rating for r in judge.rate([claims], [normalize_text(released)])[0]]
+    read = [r.rating for r in judge.rate([claims], [normalize_release(released)])[0]]
+    assert as_written == [1, 1] and read == as_written
+
+
 def test_marks_on_digits_are_stray_marks_too():
     zalgo = "".join(c + "\u0336\u0352\u0301" if c.isalnum() else c for c in "call 0861234567 now")
     assert respell(normalize_text(zalgo)) == "call 0861234567 now"

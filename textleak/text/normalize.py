@@ -286,11 +286,13 @@ _LINE_BREAK = re.compile(r"(?<=\S)[ \t]*\r?\n[ \t]*(?=\S)")
 
 def respell(text: str) -> str:
     """Spellings a reader reads through at once, read as the words they spell (step 7 of the module docstring):
+    formatting tags inside words ("pa<b></b>tient"), spaces written as "%20", dots, underscores or plus signs,
     stray combining marks ("Zalgo" text, strike-through overlays; accents strewn over an English text:
     "thé pâtïënt"), letters spaced out ("t h e  p a t i e n t", words two spaces apart), letters joined by
-    hyphens or dots ("p-a-t-i-e-n-t", "J.O.H.N"), one word per line, and text without spaces
-    ("Apatientwithchestpain"). Each is detected before it is undone,
-    so ordinary text, accented names, other languages, abbreviations, lists and code are left as written."""
+    hyphens or dots ("p-a-t-i-e-n-t", "J.O.H.N"), one word per line, text without spaces
+    ("Apatientwithchestpain") and leetspeak ("p4713n7"). Each is detected before it is undone, so ordinary
+    text, accented names, other languages, abbreviations, lists and code are left as written; a release keeps
+    its text as written beside this reading (:func:`normalize_release`), since a detection can misfire."""
     if "<" in text:
         text = _INLINE_TAG.sub("", text)
     if _spaceless(text):
