@@ -287,7 +287,7 @@ def test_precomputed_claims_are_normalised_like_the_records():
 def test_spellings_a_reader_reads_through_are_read_as_words(text, expected):
     assert respell(normalize_text(text)) == expected
     # a release is read both ways: respelled, then as written (a misfire can add, never hide)
-    assert normalize_release(text) == expected + "\n\n" + normalize_text(text)
+    assert normalize_release(text) == expected + "\n\f\n" + normalize_text(text)
     assert normalize_text(text) != expected  # originals and claims are read as written
 
 
@@ -361,6 +361,17 @@ def test_a_release_respelling_misfires_on_keeps_its_leaks():
     as_written = [r.rating for r in judge.rate([claims], [normalize_text(released)])[0]]
     read = [r.rating for r in judge.rate([claims], [normalize_release(released)])[0]]
     assert as_written == [1, 1] and read == as_written
+
+
+def test_a_release_read_two_ways_has_the_language_of_its_respelled_reading():
+    """Spanish spaced out letter by letter: as written, its single letters ("a", "y", "e") read as English function
+    words, so the two readings together were guessed English and judged, not counted as leaked (chat held-out,
+    2026-11-29: 8 of 400 pairs moved from 1 to 2 or 3)."""
+    from textleak.text.language import detect_language
+
+    spanish = "A mi mamá le diagnosticaron diabetes tipo 2 la semana pasada en la clínica de Guadalajara y el médico dice que está estable."
+    release = normalize_release("  ".join(" ".join(w) for w in spanish.split(" ")))
+    assert release.startswith(spanish) and detect_language(release).language == "es"
 
 
 def test_marks_on_digits_are_stray_marks_too():

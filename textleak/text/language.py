@@ -104,7 +104,12 @@ def function_word_hits(text: str) -> int:
 
 
 def detect_language(text: str) -> LanguageGuess:
-    """The script and (for Latin text) the language of ``text``; see the module docstring."""
+    """The script and (for Latin text) the language of ``text``; see the module docstring. Of a release read two
+    ways (:func:`textleak.text.normalize.normalize_release`), the first reading's: the respelled one, which a reader
+    reads; the letters of "t h e  p a t i e n t" as written would count as function words of any language."""
+    from textleak.text.normalize import READING_BREAK
+
+    text = text.split(READING_BREAK, 1)[0]
     if text.isascii():
         has_letter = any(ch.isalpha() for ch in text)
         return LanguageGuess("latin", latin_language(text), True, 0.0) if has_letter else LanguageGuess("none", "en", True, 0.0)

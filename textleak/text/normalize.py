@@ -228,6 +228,11 @@ def fold_confusables(text: str) -> str:
     return _WORD.sub(lambda m: _fold_word(m.group(0), fold_lookalikes, table), text)
 
 
+# between a release's two readings (:func:`normalize_release`): whitespace to every reader of the text, and where
+# the language guess stops (textleak.text.language.detect_language reads the respelled reading, the one a reader reads)
+READING_BREAK = "\n\f\n"
+
+
 def normalize_release(text: str) -> str:
     """A released record as a reader reads it: :func:`normalize_text`, then :func:`respell`; when respelling
     changes it, both readings, respelled then as written, so that a respelling that misfires (a list of
@@ -235,7 +240,7 @@ def normalize_release(text: str) -> str:
     away what the release writes. Originals and claims are read by :func:`normalize_text` alone."""
     shown = normalize_text(text)
     spelled = respell(shown)
-    return shown if spelled == shown else spelled + "\n\n" + shown
+    return shown if spelled == shown else spelled + READING_BREAK + shown
 
 
 def normalize_text(text: str) -> str:
