@@ -157,6 +157,10 @@ def main() -> None:
                                                  "its LoRA config must match) instead of a fresh LoRA and head")
     ap.add_argument("--limit", type=int, default=0, help="train on N training pairs drawn at random (a quick trial)")
     ap.add_argument("--max-pairs", type=int, default=0, help="keep N generated pairs drawn at random before the span search (a smoke test)")
+    ap.add_argument("--span-negatives", action="store_true",
+                    help="the span search keeps two candidates, and each generated train pair rated 1 whose best span holds its evidence "
+                         "is also trained as (claim, second span) rated 3 when that span lacks the evidence and the claim's numbers: "
+                         "a sentence of the same record that does not state the claim (the judge with spans > 1 reads such spans)")
     ap.add_argument("--cache", default=None, help="folder for the span cache (default: textleak's cache folder/nli_train)")
     args = ap.parse_args()
     category_weight = {k.strip(): int(v) for k, v in (kv.split("=") for kv in args.category_weight.split(",") if kv.strip())}
@@ -175,6 +179,7 @@ def main() -> None:
     from textleak.encoders import default_encoder_path
     from textleak.judges.nli import CONFIG_FILE, MANIFEST_FILE, ADAPTER_FILE, NLIJudge, build_lora_model, lora_config, mean_pool, numeric_features, pair_pool
     from textleak.judges.training.pairs import build_pairs, pairs_hash
+    from textleak.text import extract_numbers
 
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
@@ -190,7 +195,7 @@ def main() -> None:
     hand_train = load_labelled_claims(args.handwritten, split="train") if args.handwritten else []
     hand_test = load_labelled_claims(args.handwritten, split="test") if args.handwritten else []
 
-    judge = NLIJudge(spans=1, max_span_words=args.max_span_words, cascade=None, verbatim=False)
+    judge = NLIJudge(spans=2 if args.span_negatives else 1, max_span_words=args.max_span_words, cascade=None, verbatim=False)
     t0 = time.perf_counter()
     labelled = calib_train + calib_test + hand_train + hand_test  # the order the span rows are read back in
     claims_docs = [(p.claim, p.document) for p in pairs] + [(c.claim, c.document) for c in labelled]
@@ -214,6 +219,10 @@ def main() -> None:
             val.append(item)
         else:
             train.extend([item] * category_weight.get(p.category, 1))
+            if args.span_negatives and p.label == 1 and span_has_evidence(span, p.evidence) and len(row["spans"]) > 1:
+                other = row["spans"][1]
+                if not span_has_evidence(other, p.evidence) and not (extract_numbers(p.claim) & extract_numbers(other)):
+                    train.append((p.claim, other, 3, "other_span", row["similarity"], p.source))
     # the labelled sets' span rows follow the generated pairs', in the order of ``labelled``
     found = iter(rows[len(pairs) :])
 
@@ -232,7 +241,8 @@ def main() -> None:
     if args.limit:
         rng0 = np.random.default_rng(np.random.SeedSequence([args.seed, 999]))
         train = [train[k] for k in sorted(rng0.choice(len(train), min(args.limit, len(train)), replace=False))]
-    logger.info("train %d, val %d, calibration test %d, hand-written test %d; dropped %s", len(train), len(val), len(test), len(hand_eval), dict(dropped))
+    logger.info("train %d (%d other-span negatives), val %d, calibration test %d, hand-written test %d; dropped %s", len(train),
+                sum(t[3] == "other_span" for t in train), len(val), len(test), len(hand_eval), dict(dropped))
 
     # ---- model
     lora_layers = list(range(args.layers - args.train_layers, args.layers))
