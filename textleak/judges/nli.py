@@ -87,7 +87,7 @@ WEIGHTS_DIR = Path(__file__).resolve().parent / "weights" / "nli"
 # The version of the rules around the model (values, reader's view, markers): part of describe(), hence of
 # every rating cache key, so ratings cached under older rules are recomputed. Bump it when a rule changes
 # what a rating, or its status, is.
-RULES_VERSION = "2026-11-29.5"
+RULES_VERSION = "2026-11-29.6"
 # the score of a claim rated 1 because its values are written together where the model finds no contradiction:
 # at most half-way between "same" (0) and "similar" (0.5)
 STATED_AT_VALUES_SCORE = 0.25
@@ -818,7 +818,7 @@ class NLIJudge(Judge):
             if self.leak_cost != 1:
                 probs = weigh_unsupported(probs, self.leak_cost)
             for (i, j, claim, span, stated_only), p in zip(jobs, probs):
-                if values_span.get((i, j)) == span and p[0] > p[2]:
+                if values_span.get((i, j)) == span and p[2] < 0.5:  # not found unsupported where all its values are written
                     confirmed[(i, j)] = expected_score(p)
                 cap = 1
                 if self.number_guard:
@@ -848,10 +848,10 @@ class NLIJudge(Judge):
                     rating = results[i][j]
                     if (i, j) in confirmed and rating.rating == 2 and verdicts[(i, j)].cap == 2:
                         # every value of the claim is written in one sentence, and the cross-encoder reading it finds
-                        # the claim stated or close (p(same) > p(unsupported)): the values anchor the fact
+                        # the claim stated or close (p(unsupported) < 0.5): the values anchor the fact
                         results[i][j] = ClaimRating(1, min(rating.score, confirmed[(i, j)], STATED_AT_VALUES_SCORE), rating.status,
                                                     {**rating.detail, "stated_at_values": "every value of the claim is written in one "
-                                                     "sentence, which the cross-encoder reads as stating it or close to it (p(same) > p(unsupported))"})
+                                                     "sentence, which the cross-encoder does not read as unsupported (p(unsupported) < 0.5)"})
         return results  # type: ignore[return-value]
 
 
