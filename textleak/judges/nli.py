@@ -33,8 +33,9 @@ reproducibly from pairs constructed by rules from real records (:mod:`textleak.j
 - **Reader's view** (``reader_view=True``): each document is first read as a reader reads it against
   its claims: words that are not English and one edit from a claim word are repaired ("ptaient"),
   and quantities are written in the claims' units (101.3 F as 38.5 C, 176 lb as 80 kg, 2 years as
-  24 months), so the span finder, the verbatim shortcut and the cross-encoder all see them
-  (:func:`textleak.judges.values.reader_view`).
+  24 months), a heading is read with the line after it and a table row with its header
+  ("EDUCATION: B.Sc. ..., 2014", "Size 29G, Use% 96%": :func:`textleak.text.layout.read_layout`), so the
+  span finder, the verbatim shortcut and the cross-encoder all see them (:func:`textleak.judges.values.reader_view`).
 - **Written values** (``values=True``): a claim whose specific value (a name, an identifier, a quoted
   string, a long number, a quantity with its unit) is written in the document is not rated 3, and is
   rated 1 when the value is a name the claim gives (its naming cue, "username is rickard") or when
@@ -87,7 +88,7 @@ WEIGHTS_DIR = Path(__file__).resolve().parent / "weights" / "nli"
 # The version of the rules around the model (values, reader's view, markers): part of describe(), hence of
 # every rating cache key, so ratings cached under older rules are recomputed. Bump it when a rule changes
 # what a rating, or its status, is.
-RULES_VERSION = "2026-11-29.6"
+RULES_VERSION = "2026-11-29.7"
 # the score of a claim rated 1 because its values are written together where the model finds no contradiction:
 # at most half-way between "same" (0) and "similar" (0.5)
 STATED_AT_VALUES_SCORE = 0.25

@@ -16,6 +16,7 @@ _CANDIDATE_BOUNDARY = re.compile(r"([.!?])([\"')\]]*)\s+(?=[\"'(\[]?[A-Z0-9])")
 _CANDIDATE_BOUNDARY_ANY_CASE = re.compile(r"([.!?])([\"')\]]*)\s+(?=[\"'(\[]?[A-Za-z0-9])")
 _ABBREVIATION_BEFORE = re.compile(r"(?:^|[\s(])([A-Za-z][A-Za-z.]*)\.$")
 _NUMBER_BEFORE = re.compile(r"\d\s*$")
+_DOTTED = re.compile(r"(?:[A-Z][a-z]{0,2}\.)+[A-Z][a-z]{0,2}")
 _WORD_BEFORE = re.compile(r"([A-Za-z][A-Za-z.]*|)[\"')\]]*$")
 
 
@@ -47,7 +48,10 @@ def _line_boundaries(line: str, lowercase_starts: bool = False) -> list[tuple[in
                 w = word.group(1).lower()
                 # a single letter is an initial ("J. Smith"), unless it is a unit after a number ("38.5 C.")
                 initial = len(w) == 1 and w.isalpha() and not _number_before(line, word.start(1))
-                if w in _ABBREVIATIONS or initial:
+                # dotted groups of one to three letters, each capitalised, are one abbreviation ("B.Sc.", "Ph.D.",
+                # "P.O. Box"); a lower-case file name ("api.py.") still ends its sentence
+                dotted = "." in w and _DOTTED.fullmatch(word.group(1)) is not None
+                if w in _ABBREVIATIONS or initial or dotted:
                     continue
         out.append((start, m.end(2)))
         start = m.end()
