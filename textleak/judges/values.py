@@ -45,7 +45,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass, replace
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Sequence
 
 import regex
@@ -181,20 +181,28 @@ class Value:
     quantity: Quantity | None = None
     date: CalendarDate | None = None
 
-    @property
+    # computed once per value (a value meets every sentence of its document)
+    @cached_property
     def tokens(self) -> tuple[str, ...]:
         return _tokens(self.text)
 
-    @property
+    @cached_property
     def digits(self) -> str:
         return re.sub(r"\D", "", self.text)
+
+    @cached_property
+    def numbers(self) -> frozenset[str]:
+        return frozenset(extract_numbers(self.text))
 
 
 def _fold(text: str) -> str:
     """Lower case without accents: a reader takes "Krakow" for "Kraków" and "Jose" for "José"."""
+    if text.isascii():
+        return text.lower()
     return "".join(c for c in unicodedata.normalize("NFKD", text.lower()) if not unicodedata.combining(c))
 
 
+@lru_cache(maxsize=65536)
 def _tokens(text: str) -> tuple[str, ...]:
     return tuple(_TOKEN.findall(_fold(text)))
 
@@ -302,16 +310,18 @@ def _sentences(document: str) -> tuple[_Sentence, ...]:
     for s in split_sentences(document, lowercase_starts=True):
         digits = frozenset(re.sub(r"\D", "", m.group(0)) for m in _LONG_NUMBER.finditer(s))
         tokens = _tokens(s)
-        out.append(_Sentence(s, tokens, frozenset(rouge_tokens(s)), find_quantities(s), find_dates(s), frozenset(extract_numbers(s)),
+        numbers = frozenset(extract_numbers(s))
+        out.append(_Sentence(s, tokens, frozenset(rouge_tokens(s)), find_quantities(s), find_dates(s), numbers,
                              frozenset(clock(m) for m in CLOCK.finditer(s)), "".join(tokens), digits,
-                             bool(_NEGATION.search(s)), _amounts(s)))
+                             bool(_NEGATION.search(s)), _amounts(s, numbers)))
     return tuple(out)
 
 
-def _amounts(sentence: str) -> frozenset[float]:
+def _amounts(sentence: str, numbers: frozenset[str] | None = None) -> frozenset[float]:
     """Numbers of 100 or more and amounts with a scale word ("28.5k", "3.5 lac"): where a claim's sum of
-    money may be written without its currency ("emi 11200", "rent 28.5k")."""
-    plain = {float(n) for n in extract_numbers(sentence) if re.fullmatch(r"\d+(?:\.\d+)?", n)}
+    money may be written without its currency ("emi 11200", "rent 28.5k"). ``numbers``: the sentence's
+    :func:`extract_numbers`, when already computed."""
+    plain = {float(n) for n in (extract_numbers(sentence) if numbers is None else numbers) if re.fullmatch(r"\d+(?:\.\d+)?", n)}
     return frozenset(a for a in plain | set(bare_amounts(sentence)) if a >= 100)
 
 
@@ -357,7 +367,7 @@ def _found_in(value: Value, sentence: _Sentence) -> bool:
     if value.kind == "name" and len(value.tokens) > 1 and "".join(value.tokens) in sentence.joined:
         return True  # "Fenwick Bio" in "priya.r@fenwickbio.com"
     if value.kind == "figure":
-        return bool(extract_numbers(value.text) & sentence.numbers)
+        return bool(value.numbers & sentence.numbers)
     if value.kind == "number":
         # the same number with or without its country or area code: "+1 416 555 0139" for "416-555-0139"
         # and a national number's trunk 0 dropped after the country code: "+353 86 555 0133" for "086 555 0133"
