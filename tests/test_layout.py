@@ -1,8 +1,13 @@
-"""Pasted layout (textleak.text.layout): headings read with the next line, table rows with their header."""
+"""Pasted layout (textleak.text.layout): headings read with the next line, table rows with their header.
+
+The readings are added beside the text as written (a misfire adds a sentence, it cannot hide one); the
+review of 2026-11-29 found the first version, which replaced lines, hid leaked facts: those cases are pinned here.
+"""
 
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 
@@ -16,36 +21,53 @@ DF = ("jannik@hauspi:~ $ df -h /\n"
 PODS = ("NAME                            READY   STATUS             RESTARTS     AGE\n"
         "route-planner-6d9f7c5b8-x2kqp   0/1     CrashLoopBackOff   7 (2m ago)   31m\n"
         "dispatch-api-5c7d9b8f6-abcde    1/1     Running            0            2d3h\n")
+FORM = ("First Name    Last Name    Date of Birth    SSN\n"
+        "Mary Jane     Watson       March 12, 1980   123-45-6789\n")
+PANDAS = ("      name  age         city        diagnosis\n"  # print(pandas.DataFrame(...)): right-aligned, with an index
+          "0    Alice   34     New York  type 2 diabetes\n"
+          "1  Bob Lee    5  Los Angeles           asthma")
 CV = "OLUSEGUN ADEYEMI\nToronto, Ontario\n\nEDUCATION\nB.Sc. Computer Science, University of Lagos, 2014\n"
 
 
-def words(text: str) -> list[str]:
-    return sorted(re.findall(r"\S+", text.replace(",", " ").replace(":", " ")))
+def lines(text: str) -> list[str]:
+    return read_layout(text).splitlines()
 
 
-def test_a_table_row_is_read_under_its_header():
-    read = read_layout(DF)
-    assert "Filesystem /dev/mmcblk0p2, Size 29G, Used 27G, Avail 1.3G, Use% 96%, Mounted on /" in read.splitlines()
-    assert "Filesystem      Size  Used Avail Use% Mounted on" in read.splitlines()  # the header line stays as written
+def test_a_table_row_is_read_under_its_header_beside_the_row_as_written():
+    read = lines(DF)
+    assert "Filesystem /dev/mmcblk0p2, Size 29G, Used 27G, Avail 1.3G, Use% Mounted on 96% /" in read
+    assert set(DF.splitlines()) <= set(read)  # header and row stay as written
 
 
-def test_left_aligned_columns_and_a_value_of_several_words():
-    rows = read_layout(PODS).splitlines()
-    assert rows[1] == "NAME route-planner-6d9f7c5b8-x2kqp, READY 0/1, STATUS CrashLoopBackOff, RESTARTS 7 (2m ago), AGE 31m"
-    assert rows[2] == "NAME dispatch-api-5c7d9b8f6-abcde, READY 1/1, STATUS Running, RESTARTS 0, AGE 2d3h"
+def test_cells_stay_whole_under_multi_word_headers_and_right_aligned_columns():
+    assert "First Name Mary Jane, Last Name Watson, Date of Birth March 12, 1980, SSN 123-45-6789" in lines(FORM)
+    assert "0, name Alice, age 34, city New York, diagnosis type 2 diabetes" in lines(PANDAS)
+    assert "1, name Bob Lee, age 5, city Los Angeles, diagnosis asthma" in lines(PANDAS)
+    pods = lines(PODS)
+    assert "NAME route-planner-6d9f7c5b8-x2kqp, READY 0/1, STATUS CrashLoopBackOff, RESTARTS 7 (2m ago), AGE 31m" in pods
 
 
-def test_a_heading_is_read_with_the_line_after_it():
-    read = read_layout(CV)
-    assert "EDUCATION: B.Sc. Computer Science, University of Lagos, 2014" in read.splitlines()
-    assert "EDUCATION: B.Sc. Computer Science, University of Lagos, 2014" in split_sentences(read)
-    assert read_layout("Incident description:\nOn November 10 I was driving north.") == "Incident description: On November 10 I was driving north."
+@pytest.mark.parametrize("text", [DF, PODS, FORM, PANDAS, CV, "Log:\n$ npm test\nFAIL src/a.test.ts", "NOT YET ANNOUNCED\nI am pregnant."])
+def test_every_line_as_written_is_kept(text):
+    """Only readings are added; a heading's own line goes into the joined line, which starts with it."""
+    read = lines(text)
+    for line in (x for x in text.splitlines() if x.strip()):
+        assert line in read or any(r.startswith(line.rstrip()) and r != line.rstrip() for r in read), line
 
 
-@pytest.mark.parametrize("text", [DF, PODS, CV, "Log:\n$ npm test\nFAIL src/a.test.ts"])
-def test_no_word_is_dropped(text):
-    """Only line breaks and header words move: every word of the text is still there."""
-    assert set(words(text)) <= set(words(read_layout(text)))
+def test_a_heading_is_read_with_the_line_after_it_which_also_stays():
+    read = lines(CV)
+    assert "EDUCATION: B.Sc. Computer Science, University of Lagos, 2014" in read
+    assert "B.Sc. Computer Science, University of Lagos, 2014" in read
+    assert "EDUCATION" not in read  # the heading alone says nothing
+    assert "EDUCATION: B.Sc. Computer Science, University of Lagos, 2014" in split_sentences(read_layout(CV))
+    assert lines("Incident description:\nOn November 10 I was driving north.")[0] == "Incident description: On November 10 I was driving north."
+
+
+@pytest.mark.parametrize("heading", ["NOT YET ANNOUNCED", "UNRELATED BUT", "NOT SURE IF RELEVANT", "Don't tell anyone:", "DISCLAIMER:"])
+def test_a_heading_that_negates_or_turns_what_follows_is_not_joined(heading):
+    text = f"{heading}\nI am pregnant with twins.\n"
+    assert read_layout(text) == text
 
 
 @pytest.mark.parametrize("text", [
@@ -53,23 +75,42 @@ def test_no_word_is_dropped(text):
     "10457,<PERSON>,<DATE_TIME>,T23 K7P8,<PHONE_NUMBER>\n10491,<PERSON>,<DATE_TIME>,T12 R9D4,<PHONE_NUMBER>",  # CSV rows
     "<DATE_TIME>\nReceived-SPF: softfail",  # a placeholder is no heading
     "one line only: no break",
-    "Name  Age  City\n\nnot a row",  # a header with no aligned row under it
+    "Name  Age  City\n\nnot a row",  # a header with no row under it
+    "My details are below  and  also here\nI was born in Boston.  My SSN is 123-45-6789.  Thanks.\n",  # prose, two spaces after periods
+    "Name  City  Job\nMary Ann Lee  San Francisco  nurse",  # cells that do not line up with the header
+    "| Name | Age |\n| Alice | 34 |",  # markdown
 ])
 def test_text_without_headings_or_tables_is_unchanged(text):
     assert read_layout(text) == text
 
 
-def test_dotted_abbreviations_do_not_end_a_sentence_but_a_file_name_does():
+def test_a_wide_table_reads_in_linear_time():
+    """The review's case: each row cell found among the header words by bisection, not by a scan."""
+    header = "  ".join(["ab"] * 60)
+    text = header + "\n" + ("  ".join(["cd"] * 60) + "\n") * 5000
+    start = time.process_time()
+    read = read_layout(text)
+    assert read.count("ab cd") == 60 * 5000
+    assert time.process_time() - start < 30  # generous: the quadratic version took minutes at this size
+
+
+def test_dotted_degrees_do_not_end_a_sentence_unless_one_plainly_starts():
     assert split_sentences("I hold a B.Sc. Computer Science degree.") == ["I hold a B.Sc. Computer Science degree."]
     assert split_sentences("Send it to P.O. Box 149 please.") == ["Send it to P.O. Box 149 please."]
     assert split_sentences("Edit api.py. Then run it.") == ["Edit api.py.", "Then run it."]
+    assert split_sentences("I have a Ph.D. Not that it helps.") == ["I have a Ph.D.", "Not that it helps."]
+    assert split_sentences("He was diagnosed in the U.S.A. He denies it.") == ["He was diagnosed in the U.S.A.", "He denies it."]
 
 
-def test_the_judge_reads_a_cv_heading_and_a_table_row(tmp_path):
-    """End to end with the shipped judge: the year under EDUCATION and the size in a df row are stated."""
+def test_the_judge_reads_a_cv_heading_and_a_table_row():
+    """End to end with the shipped judge: the year under EDUCATION and the size in a df row are stated;
+    a value in a multi-word cell is still found by the written-values rule."""
     from textleak.judges import make_judge
+    from textleak.judges.values import reader_view, value_verdict
 
     judge = make_judge("nli")
     cv, df = judge.rate([["The user graduated in 2014."], ["The SD card's root partition is 29 GB."]], [CV, DF])
     assert cv[0].rating == 1 and "2014" in cv[0].detail["span"]
-    assert df[0].rating == 1 and "Size 29G" in df[0].detail["span"]
+    assert df[0].rating == 1 and "29G" in df[0].detail["span"]
+    claim = "The applicant's first name is Mary Jane."
+    assert value_verdict(claim, reader_view(FORM, [claim])).cap == 1

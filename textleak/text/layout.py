@@ -4,68 +4,92 @@ Chat requests paste CVs, forms, shell output and logs. Split into lines, a headi
 "Incident description:") becomes a sentence of its own that says nothing, and a table row
 ("/dev/mmcblk0p2   29G   27G  1.3G  96% /") says nothing without the header above it. A reader reads
 "EDUCATION: B.Sc. Computer Science, University of Lagos, 2014" and "Use% 96%". :func:`read_layout`
-writes the text that way; every word of the text stays, only line breaks after headings and the
-header's words before a row's values are added or moved.
+adds those readings to the text and removes nothing a reader sees: each line under a heading and each
+table row stays as written beside its reading (fail toward leakage: a reading that misfires adds a
+sentence, it cannot hide one). Only a heading's own line goes, its words being in the joined line.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
 
 _HEADING_WORDS = 6
-_ALIGNED = re.compile(r"\S {2,}(?=\S)")  # a run of two spaces or more between words: columns
+_MAX_COLUMNS = 64  # a wider "header" is no table
+_CELL = re.compile(r"\S+(?: \S+)*")  # a cell: words parted by single spaces; two spaces or more part cells
 _WORD = re.compile(r"\S+")
+# a heading that negates, turns or qualifies what follows ("NOT YET ANNOUNCED", "UNRELATED BUT") is not joined to it
+_TURNS = re.compile(r"n['’]t\b|\b(?:no|not|never|none|nothing|nobody|without|denies|denied|false|fake|but|however|although|though|except|unrelated|irrelevant|relevant|disclaimer|hypothetical|fiction|"
+                    r"joke|example|sample|template|draft|old|previous|former)\b", re.IGNORECASE)
 
 
 def _is_heading(line: str) -> bool:
-    """At most six words, ending with ':' or written in capitals."""
+    """At most six words, ending with ':' or written in capitals; no negation or turning word."""
     stripped = line.strip()
     words = stripped.split()
-    if not words or len(words) > _HEADING_WORDS:
+    if not words or len(words) > _HEADING_WORDS or _TURNS.search(stripped):
         return False
     if stripped.endswith(":") and not stripped.endswith("::"):
         return True
     # capitals and spaces only (no digits, commas or placeholders: "<DATE_TIME>" and CSV rows are no headings)
-    return stripped[0].isalpha() and sum(c.isalpha() for c in stripped) >= 2 and all(c.isupper() or c in " &/()'’-" for c in stripped)
+    return stripped[0].isalpha() and sum(c.isalpha() for c in stripped) >= 2 and all(c.isupper() or c in " &/()'\u2019-" for c in stripped)
+
+
+def _cells(line: str) -> list[tuple[int, int, str]]:
+    return [(m.start(), m.end(), m.group(0)) for m in _CELL.finditer(line)]
 
 
 def _is_table_header(line: str) -> bool:
+    """At least three cells, words without digits or sentence punctuation, not a markdown table."""
     words = line.split()
-    return len(words) >= 3 and len(_ALIGNED.findall(line)) >= 2 and not any(c.isdigit() for c in line) \
-        and not re.search(r"[.,;!?]\s", line + " ")
+    return 3 <= len(words) <= _MAX_COLUMNS and len(_cells(line)) >= 3 and "|" not in line \
+        and not any(c.isdigit() for c in line) and not re.search(r"[.,;!?]\s", line + " ")
 
 
-def _is_table_row(line: str) -> bool:
-    return len(_ALIGNED.findall(line)) >= 2
+def _read_row(header: str, row: str) -> str | None:
+    """``row`` as "HEADER value, HEADER value", or None when it does not read as a row of this header.
 
-
-def _read_row(header: str, row: str) -> str:
-    """``row`` as "HEADER value, HEADER value": each row word goes to the header word its characters
-    overlap, else to the nearest header word starting to its left (or the first); header words that
-    get no value join the header word before them ("Mounted on")."""
+    A row cell (words parted by single spaces) is read whole under the header words it overlaps ("Date
+    of Birth March 12, 1980"); a cell left of every header word (an index) goes unlabelled. The row does
+    not read when a cell overlaps no header word, two cells meet one header word, or it has fewer than
+    two cells. Header words that meet no cell join the label before them ("Mounted on")."""
     heads = [(m.start(), m.end(), m.group(0)) for m in _WORD.finditer(header)]
-    values: list[list[str]] = [[] for _ in heads]
-    for m in _WORD.finditer(row):
-        a, b = m.start(), m.end()
-        k = next((i for i, (s, e, _) in enumerate(heads) if a < e and s < b), None)
-        if k is None:
-            k = max((i for i, (s, _, _) in enumerate(heads) if s <= a), default=0)
-        values[k].append(m.group(0))
-    labels: list[list[str]] = []
-    cells: list[list[str]] = []
-    for (_, _, word), vals in zip(heads, values):
-        if vals or not labels:
-            labels.append([word])
-            cells.append(list(vals))
+    starts = [s for s, _, _ in heads]
+    cells = _cells(row)
+    if len(cells) < 2 or len(cells) > len(heads) + 1:
+        return None
+    owner: dict[int, str] = {}  # the first header word a cell meets -> the cell
+    taken: set[int] = set()
+    lead: list[str] = []
+    for a, b, text in cells:
+        last = bisect.bisect_right(starts, b - 1) - 1  # the last header word starting inside or before the cell
+        first = last
+        while first >= 0 and heads[first][1] > a:
+            first -= 1
+        met = range(first + 1, last + 1)  # header words overlapping [a, b)
+        if not met:
+            if not owner and b <= heads[0][0]:
+                lead.append(text)
+                continue
+            return None
+        if taken.intersection(met):
+            return None
+        taken.update(met)
+        owner[met[0]] = text
+    labels: list[tuple[list[str], str | None]] = []
+    for k, (_, _, word) in enumerate(heads):
+        if k in owner or not labels:
+            labels.append(([word], owner.get(k)))
         else:
-            labels[-1].append(word)
-    return ", ".join(f"{' '.join(label)} {' '.join(vals)}".strip() for label, vals in zip(labels, cells))
+            labels[-1][0].append(word)
+    parts = lead + [f"{' '.join(words)} {value}" if value is not None else " ".join(words) for words, value in labels]
+    return ", ".join(parts)
 
 
 def read_layout(text: str) -> str:
-    """``text`` with each heading line joined to the line after it and each row of a column-aligned
-    table written with its header's words (see the module docstring). Text without such lines is
-    returned unchanged."""
+    """``text`` with a heading line joined to the line after it (which also stays as written) and each
+    row of a column-aligned table followed by its reading under the header (see the module docstring).
+    Text without such lines is returned unchanged."""
     if "\n" not in text:
         return text
     lines = text.split("\n")
@@ -73,22 +97,25 @@ def read_layout(text: str) -> str:
     k = 0
     changed = False
     while k < len(lines):
-        line = lines[k]
-        if _is_table_header(line) and k + 1 < len(lines) and _is_table_row(lines[k + 1]):
-            out.append(line)
-            k += 1
-            while k < len(lines) and _is_table_row(lines[k]):
-                out.append(_read_row(line, lines[k]))
-                k += 1
-            changed = True
-            continue
-        if _is_heading(line) and k + 1 < len(lines) and lines[k + 1].strip() and not _is_heading(lines[k + 1]) \
-                and not _is_table_header(lines[k + 1]):
+        line = lines[k].rstrip("\r")
+        nxt = lines[k + 1].rstrip("\r") if k + 1 < len(lines) else ""
+        if _is_table_header(line) and nxt.strip():
+            read = [(lines[j], _read_row(line, lines[j].rstrip("\r"))) for j in range(k + 1, len(lines))]
+            n = next((i for i, (_, r) in enumerate(read) if r is None), len(read))
+            if n:
+                out.append(lines[k])
+                for original, reading in read[:n]:
+                    out.extend([reading, original])  # type: ignore[list-item]
+                k += 1 + n
+                changed = True
+                continue
+        if _is_heading(line) and nxt.strip() and not _is_heading(nxt) and not _is_table_header(nxt):
             head = line.rstrip()
-            out.append(head + (" " if head.endswith(":") else ": ") + lines[k + 1].strip())
+            out.append(head + (" " if head.endswith(":") else ": ") + nxt.strip())
+            out.append(lines[k + 1])
             k += 2
             changed = True
             continue
-        out.append(line)
+        out.append(lines[k])
         k += 1
     return "\n".join(out) if changed else text
