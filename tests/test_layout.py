@@ -60,7 +60,6 @@ def test_a_heading_is_read_with_the_line_after_it_which_also_stays():
     assert "EDUCATION: B.Sc. Computer Science, University of Lagos, 2014" in read
     assert "B.Sc. Computer Science, University of Lagos, 2014" in read
     assert "EDUCATION" not in read  # the heading alone says nothing
-    assert "EDUCATION: B.Sc. Computer Science, University of Lagos, 2014" in split_sentences(read_layout(CV))
     assert lines("Incident description:\nOn November 10 I was driving north.")[0] == "Incident description: On November 10 I was driving north."
 
 
@@ -94,12 +93,45 @@ def test_a_wide_table_reads_in_linear_time():
     assert time.process_time() - start < 30  # generous: the quadratic version took minutes at this size
 
 
-def test_dotted_degrees_do_not_end_a_sentence_unless_one_plainly_starts():
-    assert split_sentences("I hold a B.Sc. Computer Science degree.") == ["I hold a B.Sc. Computer Science degree."]
+def test_only_p_o_box_keeps_its_dots_across_a_sentence_boundary():
+    """Degrees end sentences as before ("I have a Ph.D. Doesn't help." is two: the second turns the first);
+    "P.O." before "Box" does not (the second review of 2026-11-29 found an opener list always incomplete)."""
     assert split_sentences("Send it to P.O. Box 149 please.") == ["Send it to P.O. Box 149 please."]
     assert split_sentences("Edit api.py. Then run it.") == ["Edit api.py.", "Then run it."]
-    assert split_sentences("I have a Ph.D. Not that it helps.") == ["I have a Ph.D.", "Not that it helps."]
+    assert split_sentences("I have a Ph.D. Doesn't help.") == ["I have a Ph.D.", "Doesn't help."]
     assert split_sentences("He was diagnosed in the U.S.A. He denies it.") == ["He was diagnosed in the U.S.A.", "He denies it."]
+
+
+def test_header_words_label_only_their_own_column():
+    assert lines("Name  Current  Previous\nJohn  Boston\n")[1] == "Name John, Current Boston, Previous"
+    assert lines("Name    Current city    Previous city\nJohn            Boston\n")[1] == "Name John, Current city Boston, Previous city"
+
+
+def test_a_header_line_followed_by_prose_costs_linear_time():
+    """The second review's case: each header-like line used to read every remaining line."""
+    text = "aa  bb  cc\nx\n" * 5000
+    start = time.process_time()
+    assert read_layout(text) == text
+    assert time.process_time() - start < 10  # generous: the quadratic version took about 90 s
+
+
+@pytest.mark.parametrize("claim, document", [
+    ("The user has been incarcerated.", "BACKGROUND:\nI was in prison for 2 years.\n"),
+    ("The user has HIV.", "I'M HIV POSITIVE\nPlease don't judge me.\n"),
+    ("John is allergic to penicillin.", "Name  Allergies  Not allergic to\nJohn  penicillin  latex\n"),
+    ("The user is expecting twins.", "NOT YET ANNOUNCED\nI am pregnant with twins.\n"),
+    ("The user holds a doctorate.", "I have a Ph.D. Doesn't help, I'm still unemployed."),
+])
+def test_reading_the_layout_never_makes_a_stated_claim_private(claim, document):
+    """The reviews' cases, with the shipped judge: a reading adds words to its line ("BACKGROUND: I was in
+    prison"), which can turn the cross-encoder, so the lines as laid out are read too and the lowest score
+    counts. Each is stated, as it was before layout was read."""
+    from textleak.judges import make_judge
+
+    with_layout = make_judge("nli").rate([[claim]], [document])[0][0]
+    without = make_judge("nli", reader_view=False).rate([[claim]], [document])[0][0]
+    assert with_layout.rating == 1
+    assert with_layout.score <= without.score + 1e-3  # bfloat16: a pair's score moves ~1e-4 with its batch (docs/judges.md)
 
 
 def test_the_judge_reads_a_cv_heading_and_a_table_row():

@@ -500,9 +500,9 @@ def _coarser_verdict(claim: str, document: str, places: bool = False) -> ValueVe
     return ValueVerdict(3, (), "")
 
 
-def reader_view(document: str, claims: Sequence[str]) -> str:
+def reader_view(document: str, claims: Sequence[str], layout: bool = True) -> str:
     """The document as a reader reads it against these claims: headings read with the line after them and
-    table rows with their header (:func:`textleak.text.layout.read_layout`), typos repaired toward the claims' words
+    table rows with their header (:func:`textleak.text.layout.read_layout`; ``layout=False`` leaves the lines as they are), typos repaired toward the claims' words
     (:func:`textleak.text.typos.repair_typos`), quantities written in the claims' units
     (:func:`textleak.text.quantities.rewrite_units`), and clock times and dates as the claims write them
     (:mod:`textleak.text.clock`, :mod:`textleak.text.dates`). All only bring the text closer to the claims."""
@@ -510,7 +510,7 @@ def reader_view(document: str, claims: Sequence[str]) -> str:
     from textleak.text.typos import repair_typos
 
     words = {w for c in claims for w in re.findall(r"[A-Za-z]+", c)}
-    text = rewrite_units(repair_typos(read_layout(document), words), quantities_of(claims))
+    text = rewrite_units(repair_typos(read_layout(document) if layout else document, words), quantities_of(claims))
     claim_times = [m for c in claims for m in CLOCK.finditer(c)]
     if claim_times:  # clock times as the claims write them ("19:40" -> "7:40 pm"), where they write it one way
         forms: dict[str, set[str]] = {}

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from functools import lru_cache
 
 _HEADING_WORDS = 6
 _MAX_COLUMNS = 64  # a wider "header" is no table
@@ -76,16 +77,28 @@ def _read_row(header: str, row: str) -> str | None:
             return None
         taken.update(met)
         owner[met[0]] = text
-    labels: list[tuple[list[str], str | None]] = []
+    # a header word that meets no cell joins the label before it inside its own header cell ("Mounted on"),
+    # is the start of the next label's words when that label's cell begins later in the same header cell
+    # ("Current city"), and otherwise stands alone: never a label across columns
+    cell_of = [next(i for i, (a, b, _) in enumerate(_cells(header)) if a <= s < b) for s, _, _ in heads]
+    labels: list[tuple[list[str], str | None, int]] = []
+    pending: list[str] = []
     for k, (_, _, word) in enumerate(heads):
-        if k in owner or not labels:
-            labels.append(([word], owner.get(k)))
-        else:
+        if k in owner:
+            labels.append((pending + [word], owner[k], cell_of[k]))
+            pending = []
+        elif k + 1 < len(heads) and cell_of[k + 1] == cell_of[k] and any(j in owner for j in range(k + 1, len(heads)) if cell_of[j] == cell_of[k]) \
+                and not (labels and labels[-1][2] == cell_of[k]):
+            pending.append(word)  # a later word of this header cell owns a cell: read the whole cell as its label
+        elif labels and labels[-1][2] == cell_of[k]:
             labels[-1][0].append(word)
-    parts = lead + [f"{' '.join(words)} {value}" if value is not None else " ".join(words) for words, value in labels]
+        else:
+            labels.append(([word], None, cell_of[k]))
+    parts = lead + [f"{' '.join(words)} {value}" if value is not None else " ".join(words) for words, value, _ in labels]
     return ", ".join(parts)
 
 
+@lru_cache(maxsize=8192)
 def read_layout(text: str) -> str:
     """``text`` with a heading line joined to the line after it (which also stays as written) and each
     row of a column-aligned table followed by its reading under the header (see the module docstring).
@@ -100,13 +113,17 @@ def read_layout(text: str) -> str:
         line = lines[k].rstrip("\r")
         nxt = lines[k + 1].rstrip("\r") if k + 1 < len(lines) else ""
         if _is_table_header(line) and nxt.strip():
-            read = [(lines[j], _read_row(line, lines[j].rstrip("\r"))) for j in range(k + 1, len(lines))]
-            n = next((i for i, (_, r) in enumerate(read) if r is None), len(read))
-            if n:
+            rows = []
+            while k + 1 + len(rows) < len(lines):  # the rows that read, up to the first that does not
+                reading = _read_row(line, lines[k + 1 + len(rows)].rstrip("\r"))
+                if reading is None:
+                    break
+                rows.append(reading)
+            if rows:
                 out.append(lines[k])
-                for original, reading in read[:n]:
-                    out.extend([reading, original])  # type: ignore[list-item]
-                k += 1 + n
+                for j, reading in enumerate(rows):
+                    out.extend([reading, lines[k + 1 + j]])
+                k += 1 + len(rows)
                 changed = True
                 continue
         if _is_heading(line) and nxt.strip() and not _is_heading(nxt) and not _is_table_header(nxt):

@@ -16,12 +16,9 @@ _CANDIDATE_BOUNDARY = re.compile(r"([.!?])([\"')\]]*)\s+(?=[\"'(\[]?[A-Z0-9])")
 _CANDIDATE_BOUNDARY_ANY_CASE = re.compile(r"([.!?])([\"')\]]*)\s+(?=[\"'(\[]?[A-Za-z0-9])")
 _ABBREVIATION_BEFORE = re.compile(r"(?:^|[\s(])([A-Za-z][A-Za-z.]*)\.$")
 _NUMBER_BEFORE = re.compile(r"\d\s*$")
-# degrees and "P.O." written with inner dots: one word ("B.Sc. Computer Science", "P.O. Box 149"), unless a
-# sentence plainly starts after it ("I have a Ph.D. Not that it helps.")
-_DOTTED = frozenset("b.sc m.sc ph.d b.a m.a b.eng m.eng b.com m.com m.phil d.phil b.ed m.ed ll.b ll.m b.tech m.tech ed.d "
-                    "m.b.a b.s m.s m.d d.d.s d.v.m b.pharm m.pharm p.o".split())
-_OPENER = re.compile(r"(?:i|i'm|he|she|we|they|it|you|my|his|her|our|their|your|the|this|that|these|those|there|no|not|never|"
-                     r"nobody|nothing|none|denies|but|however|also|and|so|then|thanks|please|yes)\b", re.IGNORECASE)
+# "P.O. Box": the one dotted abbreviation kept whole by what follows it (a degree, "Ph.D.", may end a sentence:
+# "I have a Ph.D. Doesn't help.")
+_PO_BOX = re.compile(r"box\b", re.IGNORECASE)
 _WORD_BEFORE = re.compile(r"([A-Za-z][A-Za-z.]*|)[\"')\]]*$")
 
 
@@ -53,7 +50,7 @@ def _line_boundaries(line: str, lowercase_starts: bool = False) -> list[tuple[in
                 w = word.group(1).lower()
                 # a single letter is an initial ("J. Smith"), unless it is a unit after a number ("38.5 C.")
                 initial = len(w) == 1 and w.isalpha() and not _number_before(line, word.start(1))
-                dotted = w in _DOTTED and not _OPENER.match(line, m.end())
+                dotted = w == "p.o" and _PO_BOX.match(line, m.end()) is not None
                 if w in _ABBREVIATIONS or initial or dotted:
                     continue
         out.append((start, m.end(2)))
@@ -67,8 +64,7 @@ def sentence_spans(text: str, lowercase_starts: bool = False) -> list[tuple[int,
 
     Line breaks always end a sentence; ``.``, ``!`` or ``?`` followed by space and an upper-case letter
     or digit ends one unless the word before is a known abbreviation, a single initial ("J. Smith",
-    but not a unit after a number, "38.5 C."), a degree or "P.O." written with dots ("B.Sc. Computer
-    Science", not before a plain sentence opener: "a Ph.D. Not that ...") or the period is part of a decimal.
+    but not a unit after a number, "38.5 C."), "P.O." before "Box", or the period is part of a decimal.
     ``lowercase_starts=True`` also ends a sentence before a lower-case letter (chat text: "thanks. i
     have ..."), with the same abbreviation checks.
     """
