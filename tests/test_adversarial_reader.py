@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from textleak.leakage import evaluate_leakage
+from textleak.text import split_sentences
 from textleak.text.normalize import normalize_release, normalize_text, respell
 
 SPANISH = Path(__file__).parent / "data" / "medqa_es.jsonl"  # the eight profiles translated by hand
@@ -49,6 +50,11 @@ ROWS = {
     "dots_for_spaces": (lambda t: t.replace(" ", "."), 0.494),
     "underscores_for_spaces": (lambda t: t.replace(" ", "_"), 0.135),
     "empty_tags_inside_words": (lambda t: " ".join(w[:2] + "<b></b>" + w[2:] if len(w) > 3 else w for w in t.split(" ")), 0.684),
+    # pasted layout (textleak.text.layout, 2026-11-29): headings and tables are read, never in place of the lines
+    "a_heading_over_each_sentence": (lambda t: "\n".join(f"NOTE:\n{s}" for s in split_sentences(t)), None),
+    "a_negating_heading_over_each_sentence": (lambda t: "\n".join(f"NOT CONFIRMED\n{s}" for s in split_sentences(t)), None),
+    "sentences_as_rows_of_an_aligned_table": (lambda t: "ITEM    FIELD   TEXT\n" + "\n".join(f"{k:<8}note    {s}" for k, s in enumerate(split_sentences(t))), None),
+    "an_aligned_table_with_invisible_marks": (lambda t: "ITEM    FIELD   TEXT\n" + "\n".join(f"{k:<8}note    {_words(s, chr(0x200b))}" for k, s in enumerate(split_sentences(t))), None),
 }
 
 

@@ -812,8 +812,10 @@ class NLIJudge(Judge):
                     spans += [v for v in read if v not in spans]
                     if verdict.together and read:
                         values_span[(i, j)] = read[0]
-                if i in as_laid_out and spans and as_laid_out[i][j]["spans"] and as_laid_out[i][j]["spans"][0] not in spans:
-                    spans.append(as_laid_out[i][j]["spans"][0])
+                laid_out = as_laid_out[i][j] if i in as_laid_out else None
+                if laid_out and laid_out["spans"] and laid_out["spans"][0] not in spans \
+                        and (self.cascade is None or laid_out["similarity"] >= self.cascade):
+                    spans.append(laid_out["spans"][0])  # by its own similarity: the reading may have fallen below the cascade
                 jobs.extend((i, j, claim, s, False) for s in spans)
                 if self.lexical_span and (lexical := lexical_sentence(claim, sentences[i])) is not None:
                     # the sentence sharing most of the claim's words, which the bi-encoder may rank below one

@@ -4,9 +4,11 @@ Chat requests paste CVs, forms, shell output and logs. Split into lines, a headi
 "Incident description:") becomes a sentence of its own that says nothing, and a table row
 ("/dev/mmcblk0p2   29G   27G  1.3G  96% /") says nothing without the header above it. A reader reads
 "EDUCATION: B.Sc. Computer Science, University of Lagos, 2014" and "Use% 96%". :func:`read_layout`
-adds those readings to the text and removes nothing a reader sees: each line under a heading and each
-table row stays as written beside its reading (fail toward leakage: a reading that misfires adds a
-sentence, it cannot hide one). Only a heading's own line goes, its words being in the joined line.
+adds those readings to the text: each table row stays as written after its reading, and the line under a
+heading stays as written after the joined line (only the heading's own line goes, its words being in the
+joined line). A reading adds words to its line, which can turn a judge's reading of it ("BACKGROUND: I
+was in prison"), so the NLI judge also reads the text as laid out and keeps the lower score
+(:meth:`textleak.judges.nli.NLIJudge._rate_english`).
 """
 
 from __future__ import annotations
@@ -47,61 +49,62 @@ def _is_table_header(line: str) -> bool:
         and not any(c.isdigit() for c in line) and not re.search(r"[.,;!?]\s", line + " ")
 
 
-def _read_row(header: str, row: str) -> str | None:
-    """``row`` as "HEADER value, HEADER value", or None when it does not read as a row of this header.
+class _Header:
+    """A table's header line, read once: its words, where they start, and the header cell (words parted
+    by single spaces) each belongs to."""
 
-    A row cell (words parted by single spaces) is read whole under the header words it overlaps ("Date
-    of Birth March 12, 1980"); a cell left of every header word (an index) goes unlabelled. The row does
-    not read when a cell overlaps no header word, two cells meet one header word, or it has fewer than
-    two cells. Header words that meet no cell join the label before them ("Mounted on")."""
-    heads = [(m.start(), m.end(), m.group(0)) for m in _WORD.finditer(header)]
-    starts = [s for s, _, _ in heads]
-    cells = _cells(row)
-    if len(cells) < 2 or len(cells) > len(heads) + 1:
-        return None
-    owner: dict[int, str] = {}  # the first header word a cell meets -> the cell
-    taken: set[int] = set()
-    lead: list[str] = []
-    for a, b, text in cells:
-        last = bisect.bisect_right(starts, b - 1) - 1  # the last header word starting inside or before the cell
-        first = last
-        while first >= 0 and heads[first][1] > a:
-            first -= 1
-        met = range(first + 1, last + 1)  # header words overlapping [a, b)
-        if not met:
-            if not owner and b <= heads[0][0]:
-                lead.append(text)
-                continue
+    def __init__(self, line: str):
+        self.words = [(m.start(), m.end(), m.group(0)) for m in _WORD.finditer(line)]
+        self.starts = [a for a, _, _ in self.words]
+        self.cells: list[list[int]] = [[k for k, (s, _, _) in enumerate(self.words) if a <= s < b] for a, b, _ in _cells(line)]
+
+    def read(self, row: str) -> str | None:
+        """``row`` as "HEADER value, HEADER value", or None when it does not read as a row of this header.
+
+        A row cell is read whole under the header words it overlaps ("Date of Birth March 12, 1980"); a cell
+        left of every header word (an index) goes unlabelled. The row does not read when a cell overlaps no
+        header word, two cells meet one header word, or it has fewer than two cells. Within a header cell,
+        the words that meet no row cell join the label of the word before them, or of the first word after
+        them that meets one ("Mounted on", "Current city"); never across header cells."""
+        cells = _cells(row)
+        if len(cells) < 2 or len(cells) > len(self.words) + 1:
             return None
-        if taken.intersection(met):
-            return None
-        taken.update(met)
-        owner[met[0]] = text
-    # a header word that meets no cell joins the label before it inside its own header cell ("Mounted on"),
-    # is the start of the next label's words when that label's cell begins later in the same header cell
-    # ("Current city"), and otherwise stands alone: never a label across columns
-    cell_of = [next(i for i, (a, b, _) in enumerate(_cells(header)) if a <= s < b) for s, _, _ in heads]
-    labels: list[tuple[list[str], str | None, int]] = []
-    pending: list[str] = []
-    for k, (_, _, word) in enumerate(heads):
-        if k in owner:
-            labels.append((pending + [word], owner[k], cell_of[k]))
-            pending = []
-        elif k + 1 < len(heads) and cell_of[k + 1] == cell_of[k] and any(j in owner for j in range(k + 1, len(heads)) if cell_of[j] == cell_of[k]) \
-                and not (labels and labels[-1][2] == cell_of[k]):
-            pending.append(word)  # a later word of this header cell owns a cell: read the whole cell as its label
-        elif labels and labels[-1][2] == cell_of[k]:
-            labels[-1][0].append(word)
-        else:
-            labels.append(([word], None, cell_of[k]))
-    parts = lead + [f"{' '.join(words)} {value}" if value is not None else " ".join(words) for words, value, _ in labels]
-    return ", ".join(parts)
+        owner: dict[int, str] = {}  # the first header word a cell meets -> the cell
+        taken: set[int] = set()
+        lead: list[str] = []
+        for a, b, text in cells:
+            last = bisect.bisect_right(self.starts, b - 1) - 1  # the last header word starting inside or before the cell
+            first = last
+            while first >= 0 and self.words[first][1] > a:
+                first -= 1
+            met = range(first + 1, last + 1)  # header words overlapping [a, b)
+            if not met:
+                if not owner and b <= self.starts[0]:
+                    lead.append(text)
+                    continue
+                return None
+            if taken.intersection(met):
+                return None
+            taken.update(met)
+            owner[met[0]] = text
+        parts = list(lead)
+        for ks in self.cells:
+            groups: list[list[int]] = [[]]
+            for k in ks:
+                if k in owner and any(j in owner for j in groups[-1]):
+                    groups.append([])
+                groups[-1].append(k)
+            for group in groups:
+                label = " ".join(self.words[k][2] for k in group)
+                value = next((owner[k] for k in group if k in owner), None)
+                parts.append(label if value is None else f"{label} {value}")
+        return ", ".join(parts)
 
 
 @lru_cache(maxsize=8192)
 def read_layout(text: str) -> str:
     """``text`` with a heading line joined to the line after it (which also stays as written) and each
-    row of a column-aligned table followed by its reading under the header (see the module docstring).
+    row of a column-aligned table preceded by its reading under the header (see the module docstring).
     Text without such lines is returned unchanged."""
     if "\n" not in text:
         return text
@@ -113,9 +116,10 @@ def read_layout(text: str) -> str:
         line = lines[k].rstrip("\r")
         nxt = lines[k + 1].rstrip("\r") if k + 1 < len(lines) else ""
         if _is_table_header(line) and nxt.strip():
-            rows = []
+            header = _Header(line)
+            rows: list[str] = []
             while k + 1 + len(rows) < len(lines):  # the rows that read, up to the first that does not
-                reading = _read_row(line, lines[k + 1 + len(rows)].rstrip("\r"))
+                reading = header.read(lines[k + 1 + len(rows)].rstrip("\r"))
                 if reading is None:
                     break
                 rows.append(reading)
