@@ -55,6 +55,7 @@ from textleak.text.clock import CLOCK, clock
 from textleak.text.coarse import coarser_written, specific_values
 from textleak.text.dates import CalendarDate, find_dates, same_date
 from textleak.text.layout import read_layout
+from textleak.text.negation import NEGATION
 from textleak.text.places import coarser_place_written
 from textleak.text.quantities import Quantity, bare_amounts, find_quantities, same_quantity
 from textleak.text.rewrite import rewrite_as
@@ -101,10 +102,6 @@ _NAMING_WORDS = frozenset(rouge_tokens("name named call called nicknamed usernam
                                        "id known title titled is was phone telephone mobile cell number fax code zip postcode postal "
                                        "ssn iban card licence license passport mention mentions mentioned refer refers talk talks "
                                        "about addressed signed message e date year web site"))
-# negation cues: a claim and a sentence that both negate, in any wording, agree in polarity (also the
-# NLI head's polarity feature, textleak.judges.nli)
-NEGATION = re.compile(r"\b(?:no(?!\.?\s*#?\d)|not|never|none|nothing|nobody|neither|nor|without|denies|denied|deny|denying|negative|absent|"
-                      r"cannot|free of|unremarkable)\b|n['’]t\b", re.IGNORECASE)
 # Negation scope, for the verbatim shortcut's polarity over a positive claim's words (textleak.judges.nli.stating_sentence).
 # Cues that scope over the words after them ("not pruritic", "denies chest pain", "stopped taking", "fails to use") and
 # cues that scope over the words before them ("anti-dsDNA antibodies negative", "Chest pain: none", "ruled out"); the

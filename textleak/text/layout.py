@@ -17,20 +17,22 @@ import bisect
 import re
 from functools import lru_cache
 
+from textleak.text.negation import NEGATION
+
 _HEADING_WORDS = 6
 _MAX_COLUMNS = 64  # a wider "header" is no table
 _CELL = re.compile(r"\S+(?: \S+)*")  # a cell: words parted by single spaces; two spaces or more part cells
 _WORD = re.compile(r"\S+")
 # a heading that negates, turns or qualifies what follows ("NOT YET ANNOUNCED", "UNRELATED BUT") is not joined to it
-_TURNS = re.compile(r"n['’]t\b|\b(?:no|not|never|none|nothing|nobody|without|denies|denied|false|fake|but|however|although|though|except|unrelated|irrelevant|relevant|disclaimer|hypothetical|fiction|"
-                    r"joke|example|sample|template|draft|old|previous|former)\b", re.IGNORECASE)
+_TURNS = re.compile(r"\b(?:false|fake|but|however|although|though|except|unrelated|irrelevant|relevant|disclaimer|hypothetical\w*|"
+                    r"fiction\w*|jokes?|examples?|samples?|templates?|drafts?|old|previous|former)\b", re.IGNORECASE)
 
 
 def _is_heading(line: str) -> bool:
     """At most six words, ending with ':' or written in capitals; no negation or turning word."""
     stripped = line.strip()
     words = stripped.split()
-    if not words or len(words) > _HEADING_WORDS or _TURNS.search(stripped):
+    if not words or len(words) > _HEADING_WORDS or NEGATION.search(stripped) or _TURNS.search(stripped):
         return False
     if stripped.endswith(":") and not stripped.endswith("::"):
         return True
