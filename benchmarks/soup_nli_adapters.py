@@ -63,6 +63,9 @@ def soup(old_dir: Path, new_dir: Path, out_dir: Path, alpha: float) -> Path:
     out_dir.mkdir(parents=True, exist_ok=True)
     save_file(state, str(out_dir / ADAPTER_FILE))
     config = dict(configs[0], lora_r=2 * configs[0]["lora_r"], lora_alpha=2 * configs[0]["lora_alpha"])
+    config.pop("span_view", None)
+    if configs[1].get("span_view", "as_written") != "as_written":  # the mix reads spans as the newer adapter was trained to
+        config["span_view"] = configs[1]["span_view"]
     (out_dir / CONFIG_FILE).write_text(json.dumps(config, indent=1), encoding="utf-8")
     parents = [json.loads((d / MANIFEST_FILE).read_text(encoding="utf-8")) for d in (old_dir, new_dir)]
     newer = parents[1]

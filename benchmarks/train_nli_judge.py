@@ -44,7 +44,7 @@ from pathlib import Path
 
 import numpy as np
 
-from textleak.judges.nli import NUMERIC_FEATURES
+from textleak.judges.nli import NUMERIC_FEATURES, SPAN_VIEWS, as_model_reads
 
 REPO = Path(__file__).resolve().parent.parent
 logger = logging.getLogger("train_nli_judge")
@@ -161,6 +161,9 @@ def main() -> None:
                     help="the span search keeps two candidates, and each generated train pair rated 1 whose best span holds its evidence "
                          "is also trained as (claim, second span) rated 3 when that span lacks the evidence and the claim's numbers: "
                          "a sentence of the same record that does not state the claim (the judge with spans > 1 reads such spans)")
+    ap.add_argument("--span-view", default="as_written", choices=list(SPAN_VIEWS),
+                    help="how the cross-encoder reads a span, in training and in use (recorded in config.json): as written, or "
+                         "claim_voice (a first-person span read in the claim's voice: 'I work at X' as 'the user works at X')")
     ap.add_argument("--cache", default=None, help="folder for the span cache (default: textleak's cache folder/nli_train)")
     args = ap.parse_args()
     category_weight = {k.strip(): int(v) for k, v in (kv.split("=") for kv in args.category_weight.split(",") if kv.strip())}
@@ -238,6 +241,12 @@ def main() -> None:
                 held_out.append(labelled_item(c, row, source, c.category or ""))
             elif row["spans"]:
                 train.extend([labelled_item(c, row, source, f"{source}_{c.category or ''}")] * weight)
+    if args.span_view != "as_written":  # the cross-encoder is trained on the spans as it reads them in use
+        def viewed(items):
+            read = as_model_reads([(t[0], t[1]) for t in items], args.span_view)
+            return [(t[0], r[1], *t[2:]) for t, r in zip(items, read)]
+
+        train, val, test, hand_eval = viewed(train), viewed(val), viewed(test), viewed(hand_eval)
     if args.limit:
         rng0 = np.random.default_rng(np.random.SeedSequence([args.seed, 999]))
         train = [train[k] for k in sorted(rng0.choice(len(train), min(args.limit, len(train)), replace=False))]
@@ -249,7 +258,8 @@ def main() -> None:
     config = {"layers": args.layers, "lora_layers": lora_layers, "lora_r": args.lora_r, "lora_alpha": args.lora_alpha,
               "lora_targets": args.lora_targets.split(","), "max_length": args.max_length,
               "labels": [1, 2, 3], "input": "[CLS] claim [SEP] span [SEP]", "max_span_words": args.max_span_words, "pooling": args.pooling,
-              "numeric_features": feature_list, "feature_scale": args.feature_scale}
+              "numeric_features": feature_list, "feature_scale": args.feature_scale,
+              **({"span_view": args.span_view} if args.span_view != "as_written" else {})}
     from peft import get_peft_model, get_peft_model_state_dict
     from transformers import AutoTokenizer
 

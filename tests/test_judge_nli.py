@@ -235,3 +235,27 @@ def test_ratings_cached_under_older_rules_are_not_reused(monkeypatch):
     before = content_hash("ratings", judge.describe(), ["The user is 30."], "I am 30.", 0)
     monkeypatch.setattr(nli, "RULES_VERSION", nli.RULES_VERSION + "-next")
     assert content_hash("ratings", judge.describe(), ["The user is 30."], "I am 30.", 0) != before
+
+
+def test_the_span_view_is_the_weights_and_is_applied_inside_predict(tmp_path):
+    """A model trained on spans read in the claim's voice reads them so in use: the view is part of the
+    weights' config, applied in NLIModel.predict (and by the training script through the same function)."""
+    import shutil
+
+    from textleak.judges import nli
+
+    assert nli.span_view_of({}) == "as_written"
+    with pytest.raises(ValueError, match="unknown span view"):
+        nli.span_view_of({"span_view": "sideways"})
+    claim, span = "The user is a freelancer.", "I'm freelancing for a dental practice."
+    assert nli.as_model_reads([(claim, span)], "as_written") == [(claim, span)]
+    assert nli.as_model_reads([(claim, span)], "claim_voice") == [(claim, "the user is freelancing for a dental practice.")]
+    voiced = tmp_path / "voiced"
+    shutil.copytree(WEIGHTS_DIR, voiced)
+    config = json.loads((voiced / "config.json").read_text())
+    (voiced / "config.json").write_text(json.dumps({**config, "span_view": "claim_voice"}))
+    plain, read_voiced = nli.NLIModel(WEIGHTS_DIR), nli.NLIModel(voiced)
+    assert read_voiced.span_view == "claim_voice"
+    assert np.allclose(read_voiced.predict([(claim, span)]), plain.predict([(claim, nli.in_claim_voice(claim, span))]))
+    third_person = ("The patient is 45 years old.", "A 45-year-old man presents with chest pain.")  # no first person: as written
+    assert np.allclose(read_voiced.predict([third_person]), plain.predict([third_person]))

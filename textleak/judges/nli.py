@@ -178,6 +178,7 @@ class NLIModel:
             self.model.to(self.device, dtype=getattr(torch, self.dtype))
             self.head.to(self.device)
         self.max_length = int(self.config.get("max_length", 128))
+        self.span_view = span_view_of(self.config)
         self.inputs = EncoderInputs(self.tokenizer, self.max_length)  # each distinct claim and span tokenised once per call
 
     def predict(self, pairs: Sequence[tuple[str, str]], batch_size: int = 32) -> np.ndarray:
@@ -193,6 +194,7 @@ class NLIModel:
         out = np.zeros((len(pairs), len(LABELS)), dtype=np.float64)
         if not pairs:
             return out
+        pairs = as_model_reads(pairs, self.span_view)
         unique: dict[tuple[str, str], int] = {}
         for pair in pairs:
             unique.setdefault(pair, len(unique))
@@ -290,6 +292,26 @@ _SLOT_WINDOW = 3  # words before a number that name what it measures ("pulse is 
 # negation cues (the polarity feature) and the words that frame a claim: one definition, in values.py
 _NEGATION = NEGATION
 _FRAME_WORDS = FRAME_WORDS
+
+
+SPAN_VIEWS = ("as_written", "claim_voice")
+
+
+def span_view_of(config: dict[str, Any]) -> str:
+    """How the weights in ``config`` read a span: ``as_written``, or ``claim_voice`` (a first-person span
+    read in the claim's voice, :func:`in_claim_voice`, in training and in use alike)."""
+    view = config.get("span_view", "as_written")
+    if view not in SPAN_VIEWS:
+        raise ValueError(f"NLI weights ask for an unknown span view {view!r} (known: {', '.join(SPAN_VIEWS)})")
+    return view
+
+
+def as_model_reads(pairs: Sequence[tuple[str, str]], view: str) -> Sequence[tuple[str, str]]:
+    """``pairs`` as the cross-encoder reads them under ``view`` (:func:`span_view_of`): the training
+    script and :meth:`NLIModel.predict` both go through here, so a model sees in use what it was trained on."""
+    if view == "as_written":
+        return pairs
+    return [(claim, in_claim_voice(claim, span)) for claim, span in pairs]
 
 
 def feature_names(config: dict[str, Any]) -> tuple[str, ...]:
