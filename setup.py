@@ -36,6 +36,7 @@ core = [
     "huggingface_hub",
     "bm25s>=0.2.10",
     "PyStemmer>=2.2",
+    "py3langid>=0.4,<0.5",  # Latin-script languages the stop-word lists do not place (textleak.text.language)
     "rouge-score>=0.1.2",
     "nltk",
     "sentence-transformers>=3",

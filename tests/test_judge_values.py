@@ -257,3 +257,61 @@ def test_a_time_span_in_several_units_is_one_quantity():
     assert spans == {"5m40s": 340, "2d3h": 183600, "1h 20min": 4800}
     assert find_quantities("5m 5m") == ()  # a unit twice is not one span
     assert "340 seconds" in reader_view("Replica lag is 5m40s in Grafana.", ["The replica lag is 340 seconds."])
+
+
+def test_a_time_zone_is_its_offset_however_a_log_writes_it():
+    """"UTC+05:30" is a zone, not the clock time 05:30; a pasted log writes it "+0530" after a time, a year or a
+    masked date, and an e-mail header "-0800"; another zone is not it, and neither is a plain number."""
+    from textleak.text.clock import utc_offsets
+
+    assert kinds("The user's commits are in the UTC+05:30 time zone.") == {"UTC+05:30": "offset"}
+    assert utc_offsets("Date:   Tue Nov 17 14:03:07 2026 +0530") == {330}
+    assert utc_offsets("Date:   <DATE_TIME> +0530") == {330}
+    assert utc_offsets("Wed, 18 Nov 2026 09:41:07 -0800 (PST)") == utc_offsets("GMT-8") == {-480}
+    assert utc_offsets("2026-11-25T03:15:02.114+05:30") == {330}
+    assert utc_offsets("call +0530 now, or UTC+25") == frozenset()
+    claim = "The user's commits are in the UTC+05:30 time zone."
+    assert value_verdict(claim, "commit 9f2c41e\nAuthor: <PERSON>\nDate:   <DATE_TIME> +0530\n\n    wip").cap == 2
+    assert value_verdict(claim, "commit 9f2c41e\nAuthor: <PERSON>\nDate:   <DATE_TIME> +0100\n\n    wip").cap == 3
+    assert value_verdict("The meeting is at 05:30.", "Date: Tue Nov 17 14:03:07 2026 +0530").cap == 3
+
+
+def test_dates_and_money_as_users_write_them_in_other_languages():
+    """Mixed-language requests write dates day first with their own month names and money with their own
+    currencies and separators: "30 kwietnia" is 30 April, "3 200 zł" is 3,200 zł, "CHF 2'400" is 2,400 CHF."""
+    from textleak.text.dates import find_dates
+
+    def readings(text):
+        return [sorted(d.readings) for d in find_dates(text)]
+
+    assert readings("We moved out 30 kwietnia.") == [[(None, 4, 30)]]
+    assert readings("el 3 de febrero de 2024") == [[(2024, 2, 3)]]
+    assert readings("am 12. März 2025") == [[(2025, 3, 12)]]
+    assert readings("le 4 juin 2024") == [[(2024, 6, 4)]]
+    assert readings("I run 3 mart stores") == []  # an English word, not a month
+    assert value_verdict("The user moved out on 30 April.", "We moved out 30 kwietnia, the flat was clean.").cap == 1
+
+    def money(text):
+        return [(q.value, q.dimension) for q in find_quantities(text)]
+
+    assert money("rent 3 200 zł miesięcznie") == money("rent 3,200 zł a month") == [(3200.0, "money:pln")]
+    assert money("CHF 2'400") == [(2400.0, "money:chf")]
+    assert money("1 299,00 PLN") == [(1299.0, "money:pln")]
+    assert money("I paid 3 200") == []  # spaces between thousands only beside a currency
+    assert value_verdict("The rent is 3,200 zł a month.", "rent 3 200 zł miesięcznie plus media").cap <= 2
+
+
+def test_latin_text_the_stop_word_lists_do_not_place_is_classified():
+    """A Swedish cover letter is not English (the judge cannot read it); an English log, form or code with few
+    function words stays English."""
+    from textleak.text.language import detect_language
+
+    assert detect_language("Hej! Kan du göra mitt personliga brev mindre stelt? Jag söker tjänsten som Senior Data Analyst "
+                           "på Norrland Energy i Umeå, sista ansökningsdag 14 mars.").language == "sv"
+    assert detect_language("Backup-ul de noapte către Synology-ul fratelui meu din Cluj nu mai merge de când am schimbat "
+                           "routerul săptămâna trecută.").language == "ro"
+    for english in ("ERROR 1 --- [pool-3-thread-8] c.h.dispatch.route.RoutePlanner : Planning failed for depot NL-RTM-04 "
+                    "(412 stops) java.lang.OutOfMemoryError: Java heap space",
+                    "Name: Mary Jane Watson\nDate of birth: 1990-03-02\nCity: New York\nPolicy: AB-1234-55\nAmount: $1,200",
+                    "def total(rows):\n    return sum(r['price'] * r['qty'] for r in rows if r['status'] != 'refunded')"):
+        assert detect_language(english).english, english

@@ -13,6 +13,7 @@ claim's "The person's name is Sam". A reader does not. This module finds a claim
   and what a claim says the text mentions ("The user mentions X", "The message is addressed to X");
 - proper names: capitalised words that do not open the claim (acronyms of 2-4 capitals aside:
   "ECG", "HIV" name tests and diseases, not people);
+- time zones as offsets from UTC ("UTC+05:30" is the "+0530" of a pasted log's date line: :mod:`textleak.text.clock`);
 - calendar dates in any format (:mod:`textleak.text.dates`: "2025-03-03" is "March 3, 2025");
 - quantities with their units (:mod:`textleak.text.quantities`, so 80 kg is found as 176 lb), but
   not durations and ages, which recur in every record;
@@ -51,7 +52,7 @@ from typing import Sequence
 import regex
 
 from textleak.text import extract_numbers, rouge_tokens, split_sentences
-from textleak.text.clock import CLOCK, clock
+from textleak.text.clock import CLOCK, UTC_OFFSET, clock, utc_offset, utc_offsets
 from textleak.text.coarse import coarser_written, specific_values
 from textleak.text.dates import CalendarDate, find_dates, same_date
 from textleak.text.layout import read_layout
@@ -169,7 +170,7 @@ _SUPPORT_SHARE = 0.6
 @dataclass(frozen=True)
 class Value:
     """One value of a claim: ``text`` as written, ``kind`` (identifier, quoted, named, name, number,
-    quantity, date, time, figure), ``strong`` (its presence alone is a leak), the ``quantity`` when it
+    quantity, date, time, offset (a time zone), figure), ``strong`` (its presence alone is a leak), the ``quantity`` when it
     has a unit, the ``date`` when it is a calendar date."""
 
     text: str
@@ -218,6 +219,9 @@ def claim_values(claim: str) -> tuple[Value, ...]:
         covered.append((start, end))
         out.append(value)
 
+    for m in UTC_OFFSET.finditer(claim):  # before the clock times: "UTC+05:30" is a zone, not half past five
+        if utc_offset(m) is not None:
+            add(m.start(), m.end(), Value(m.group(0), "offset", True))
     for m in _CUE.finditer(claim):
         text = m.group(2).rstrip(".,;:!?'\"`\u2019\u201d")
         if text.lower() in _NOT_NAMES or text.lower() in _FRAME or len(text) < 2 or (text.islower() and text in common_words()):
@@ -299,6 +303,7 @@ class _Sentence:
     digits: frozenset[str]
     negated: bool
     amounts: frozenset[float]
+    offsets: frozenset[int]
 
 
 @lru_cache(maxsize=8192)
@@ -310,7 +315,7 @@ def _sentences(document: str) -> tuple[_Sentence, ...]:
         numbers = frozenset(extract_numbers(s))
         out.append(_Sentence(s, tokens, frozenset(rouge_tokens(s)), find_quantities(s), find_dates(s), numbers,
                              frozenset(clock(m) for m in CLOCK.finditer(s)), "".join(tokens), digits,
-                             bool(_NEGATION.search(s)), _amounts(s, numbers)))
+                             bool(_NEGATION.search(s)), _amounts(s, numbers), utc_offsets(s)))
     return tuple(out)
 
 
@@ -359,6 +364,8 @@ def _found_in(value: Value, sentence: _Sentence) -> bool:
         return value.quantity.dimension.startswith("money:") and any(abs(a - amount) <= 0.005 * amount for a in sentence.amounts)
     if value.date is not None:
         return any(same_date(value.date, d) for d in sentence.dates)
+    if value.kind == "offset":  # "+0530" in a log's date line is "UTC+05:30"
+        return bool(utc_offsets(value.text) & sentence.offsets)
     if value.kind == "time":
         return any(clock(m) in sentence.times for m in CLOCK.finditer(value.text))
     if value.kind == "name" and len(value.tokens) > 1 and "".join(value.tokens) in sentence.joined:

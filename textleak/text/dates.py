@@ -1,5 +1,6 @@
 """Calendar dates in any of the ways people write them: "14 February 2025", "February 14th, 2025",
-"14/02/2025", "2025-02-14", "Feb 14". A numeric date whose day and month could be either way round
+"14/02/2025", "2025-02-14", "Feb 14", and day-first in the languages users mix into English ("3 de febrero de
+2024", "12. März 2025", "30 kwietnia"). A numeric date whose day and month could be either way round
 ("03/04/2025") keeps both readings, so a claim matches it in either convention (toward leakage).
 """
 
@@ -18,11 +19,30 @@ MONTH_NUMBERS = _MONTHS
 _MONTH = r"(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)\.?"
 _DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
 _YEAR = r"(\d{4}|'\d{2})"
+# month names in the languages users mix into English requests, day first as they write them ("3 de febrero de
+# 2024", "12. März 2025", "4 juin", "30 kwietnia 2024"): Spanish, French, German, Portuguese, Italian, Dutch,
+# Polish and Czech (nominative and genitive), Swedish, Danish and Norwegian, Romanian, Turkish, Indonesian
+_FOREIGN_MONTHS = {name: number for number, names in enumerate((
+    "enero janvier januar jänner janeiro gennaio januari styczeń stycznia styczen leden ledna ianuarie ocak",
+    "febrero février fevrier februar fevereiro febbraio februari luty lutego únor února unor unora februarie şubat subat",
+    "marzo mars märz maerz março marco maart marzec marca březen března brezen brezna marts martie maret",
+    "abril avril aprile kwiecień kwietnia kwiecien duben dubna aprilie nisan",
+    "mayo mai maio maggio mei maj maja květen května kveten kvetna mayıs mayis",
+    "junio juin juni junho giugno czerwiec czerwca červen června cerven cervna iunie haziran",
+    "julio juillet juli julho luglio lipiec lipca červenec července cervenec cervence iulie temmuz",
+    "agosto août aout augustus sierpień sierpnia sierpien srpen srpna augusti ağustos agustos agustus",
+    "septiembre setiembre septembre setembro settembre wrzesień września wrzesien wrzesnia září zari septembrie eylül eylul",
+    "octubre octobre oktober outubro ottobre październik października pazdziernik pazdziernika říjen října rijen rijna octombrie ekim",
+    "noviembre novembre novembro listopad listopada listopadu noiembrie kasım kasim",
+    "diciembre décembre decembre dezember dezembro dicembre grudzień grudnia grudzien prosinec prosince decembrie aralık aralik desember",
+), start=1) for name in names.split()}
+_FOREIGN_MONTH = "(" + "|".join(sorted(_FOREIGN_MONTHS, key=len, reverse=True)) + ")"
 _PATTERNS = [
     ("ymd", re.compile(r"(?<![\d/.-])(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?![\d/.-]*\d)")),
     ("xyz", re.compile(r"(?<![\d/.-])(\d{1,2})[/.-](\d{1,2})[/.-](\d{4}|\d{2})(?![\d/.-]*\d)")),
     ("mdy", re.compile(rf"\b{_MONTH}\s+{_DAY}(?:,?\s+{_YEAR})?\b", re.IGNORECASE)),
     ("dmy", re.compile(rf"\b{_DAY}(?:\s+of)?\s+{_MONTH}(?:,?\s+{_YEAR})?\b", re.IGNORECASE)),
+    ("dmy_foreign", re.compile(rf"\b(\d{{1,2}})(?:\.|º|er)?\s+(?:de\s+)?{_FOREIGN_MONTH}(?:,?\s+(?:de\s+|del\s+)?(\d{{4}}))?(?!\w)", re.IGNORECASE)),
 ]
 
 
@@ -69,8 +89,10 @@ def find_dates(text: str) -> tuple[CalendarDate, ...]:
                 readings |= {(y, b, a), (y, a, b)}
             elif kind == "mdy":
                 readings.add((_year(m.group(3)), _MONTHS[m.group(1).lower().rstrip(".")], int(m.group(2))))
-            else:
+            elif kind == "dmy":
                 readings.add((_year(m.group(3)), _MONTHS[m.group(2).lower().rstrip(".")], int(m.group(1))))
+            else:
+                readings.add((_year(m.group(3)), _FOREIGN_MONTHS[m.group(2).lower()], int(m.group(1))))
             readings = {r for r in readings if _valid(*r)}
             if readings:
                 out.append(CalendarDate(m.start(), m.end(), m.group(0), frozenset(readings)))

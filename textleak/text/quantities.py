@@ -67,7 +67,11 @@ _add("mass_concentration", 1.0, "g/l")
 _CURRENCY = {"rs": "inr", "$": "usd", "usd": "usd", "dollars": "usd", "dollar": "usd", "£": "gbp", "gbp": "gbp", "pounds sterling": "gbp",
              "€": "eur", "eur": "eur", "euros": "eur", "euro": "eur", "¥": "jpy", "₹": "inr", "inr": "inr", "rupees": "inr",
              "r$": "brl", "brl": "brl", "reais": "brl", "₦": "ngn", "ngn": "ngn", "naira": "ngn", "cad": "cad", "c$": "cad",
-             "aud": "aud", "a$": "aud", "chf": "chf", "zar": "zar", "₱": "php", "php": "php", "pesos": "php", "jpy": "jpy", "yen": "jpy"}
+             "aud": "aud", "a$": "aud", "chf": "chf", "zar": "zar", "₱": "php", "php": "php", "pesos": "php", "jpy": "jpy", "yen": "jpy",
+             "zł": "pln", "zl": "pln", "pln": "pln", "złotych": "pln", "zloty": "pln", "zlotys": "pln", "kr": "kr", "sek": "sek", "nok": "nok",
+             "dkk": "dkk", "kč": "czk", "czk": "czk", "lei": "ron", "ron": "ron", "₺": "try", "try": "try", "₩": "krw", "krw": "krw",
+             "₽": "rub", "rub": "rub", "₴": "uah", "uah": "uah", "mxn": "mxn", "kes": "kes", "ksh": "kes", "aed": "aed", "sgd": "sgd",
+             "huf": "huf"}
 _AMBIGUOUS_AFTER_SPACE = frozenset({"in", "s", "d", "y", "h", "st", "mo", "l", "b", "mi", "ki", "gi", "ti"})
 _MULTIPLIER = {"lakh": 1e5, "lakhs": 1e5, "lac": 1e5, "lacs": 1e5, "lpa": 1e5, "crore": 1e7, "cr": 1e7, "k": 1e3, "thousand": 1e3, "m": 1e6, "mn": 1e6, "million": 1e6, "bn": 1e9, "billion": 1e9}
 
@@ -85,11 +89,14 @@ _QUANTITY = re.compile(rf"(?<![\w.])({_NUM})\s*(?:-\s*)?(°\s*[cf]|{_UNIT_RE}|'|
 _DATA_SUFFIX = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)([KMGT])(i)?(?![\w])")
 # money amounts as they are written around the world: "1.234,56 €", "R$ 12.400,00", "2 046,80 $" (dots or
 # spaces between thousands, a comma before two decimals), beside the English forms
-_MONEY_NUM = rf"\d{{1,3}}(?:[.\u00a0\u202f ]\d{{3}})+,\d{{1,2}}(?!\d)|\d{{1,3}}(?:\.\d{{3}})+(?![\d,])|\d+,\d{{2}}(?![\d,])|{_NUM}"
-_SYMBOL = r"R\$|C\$|A\$|[$£€¥₹₦₱]"
+# spaces or apostrophes between thousands without decimals ("3 200 zł", "CHF 2'400") only beside a currency
+_MONEY_NUM = (rf"\d{{1,3}}(?:[.\u00a0\u202f ]\d{{3}})+,\d{{1,2}}(?!\d)|\d{{1,3}}(?:\.\d{{3}})+(?![\d,])|\d{{1,3}}(?:[\u00a0\u202f ]\d{{3}})+(?![\d,.])|"
+              rf"\d{{1,3}}(?:['\u2019]\d{{3}})+(?![\d,])|\d+,\d{{2}}(?![\d,])|{_NUM}")
+_SYMBOL = r"R\$|C\$|A\$|[$£€¥₹₦₱₺₩₽₴]"
 _SCALE = r"k|m|mn|bn|cr|thousand|million|billion|lakhs?|lacs?|crore|lpa"
-_MONEY = re.compile(rf"(?<![\w.])({_SYMBOL}|(?i:usd|gbp|eur|inr|rs\.?|brl|ngn|cad|aud|chf|zar|php|jpy)\s)\s*({_MONEY_NUM})\s*({_SCALE})?(?![\w])|"
-                    rf"(?<![\w.])({_MONEY_NUM})\s*({_SCALE})?\s*({_SYMBOL}|usd|gbp|eur|inr|brl|ngn|cad|aud|chf|zar|jpy|dollars?|euros?|rupees|reais|naira|pesos|yen)(?![\w])|"
+_CODES = "usd|gbp|eur|inr|brl|ngn|cad|aud|chf|zar|jpy|pln|sek|nok|dkk|czk|ron|try|krw|rub|uah|mxn|kes|aed|sgd|huf"
+_MONEY = re.compile(rf"(?<![\w.])({_SYMBOL}|(?i:{_CODES}|rs\.?|php|ksh)\s)\s*({_MONEY_NUM})\s*({_SCALE})?(?![\w])|"
+                    rf"(?<![\w.])({_MONEY_NUM})\s*({_SCALE})?\s*({_SYMBOL}|{_CODES}|zł|zl|złotych|zlotys?|kr|kč|lei|dollars?|euros?|rupees|reais|naira|pesos|yen)(?![\w])|"
                     rf"(?<![\w.])({_NUM})\s*(lpa)(?![\w])", re.IGNORECASE)
 # a bare amount with a scale word and no currency ("rent 28.5k", "850k monthly", "3.5 lac"): read as its value
 _BARE_AMOUNT = re.compile(rf"(?<![\w.])({_NUM})\s*(k|lakhs?|lacs?|lpa|crore|cr|thousand|grand)(?![\w])", re.IGNORECASE)
@@ -110,7 +117,7 @@ class Quantity:
 
 
 def _number(s: str, money: bool = False) -> tuple[float, int]:
-    s = re.sub(r"[\u00a0\u202f ]", "", s)
+    s = re.sub(r"[\u00a0\u202f '\u2019]", "", s)
     if money and re.fullmatch(r"\d{1,3}(?:\.\d{3})+(?:,\d{1,2})?|\d+,\d{1,2}", s):  # 1.234,56 € and 84,37 €: a decimal comma
         s = s.replace(".", "").replace(",", ".")
     s = s.replace(",", "")
