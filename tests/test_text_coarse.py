@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from textleak.judges.values import value_verdict
-from textleak.text.coarse import specific_values
+from textleak.text.coarse import coarser_written, specific_values
 
 GENERALISED = [
     ("The user's local Node.js version is 20.11.1.", "CI runs an older Node 18 than the Node 20 used locally."),
@@ -57,3 +57,28 @@ def test_a_digit_run_too_long_for_int_is_no_value_and_no_crash():
     assert value_verdict("The server runs Node.js 20.11.1.", f"Node {long}.1 runs here").cap == 3
     assert value_verdict(f"The build is 1.2.{long}.", "build 1.2 today").cap == 3
     assert find_quantities(f"lag {long}m40s") == ()
+
+
+def test_a_number_written_as_a_range_in_words_is_a_generalisation():
+    """"more than a dozen restarts" for 14, "tens of terabytes" for 38 TB, "in my mid-twenties" for 26,
+    "upwards of CA$150k" for CA$185k, "sub-1 GB" for 512 MB: seed 000's "similar". A range that does not hold
+    the number, another unit or currency, or the sentence writing another number of the kind, is not."""
+    from textleak.judges.values import value_verdict
+
+    def coarse(claim, sentence):
+        return any(coarser_written(v, sentence) for v in specific_values(claim) if v.kind == "number")
+
+    assert coarse("The pod has 14 restarts.", "the pod is 0/1 ready with more than a dozen restarts in under an hour")
+    assert coarse("The bucket holds about 38 TB of recordings.", "The bucket holds tens of terabytes of recordings.")
+    assert coarse("The member has 48,210 points.", "points: tens of thousands")
+    assert coarse("The user's salary expectation is CA$185k.", "I want roles paying upwards of CA$150k.")
+    assert coarse("The MySQL container has a memory limit of 512 MB.", "it gets OOM-killed under a sub-1 GB memory cap")
+    assert coarse("The user paid $640 upfront.", "I paid about $600 upfront")
+    assert coarse("The user is 26 years old.", "I'm in my mid-twenties and work early shifts")
+    assert coarse("The patient is a 45-year-old man.", "A man in his mid-forties presents with chest pain.")
+    assert not coarse("The user is 45 years old.", "I'm a teacher in my late thirties")
+    assert not coarse("The pod has 14 restarts.", "the pod has hundreds of restarts")
+    assert not coarse("The user paid $640 upfront.", "I paid about £600 upfront")
+    assert not coarse("The pod has 14 restarts.", "the pod has 17 restarts, more than a dozen")  # another count: a contradiction
+    assert not coarse("The user moved in 2019.", "I moved a few years ago")  # a year is not a count
+    assert value_verdict("The user is 26 years old.", "Hi! I'm in my mid-twenties and work early shifts.").cap == 2

@@ -492,9 +492,11 @@ def _coarser_verdict(claim: str, document: str, places: bool = False) -> ValueVe
     if specifics:
         value_stems = {t for v in specifics for t in rouge_tokens(v.text)}
         content = frozenset(t for t in rouge_tokens(claim) if t not in _FRAME and t not in value_stems and not t.isdigit())
+        ages = any(v.dimension == "age" for v in specifics)
         for sentence, stems in _sentence_stems(document):
-            if content & stems:
-                hits = tuple(v.text for v in specifics if coarser_written(v, sentence))
+            shared = bool(content & stems)
+            if shared or ages:  # an age range ("in my mid-twenties") names what it is: it needs no shared word
+                hits = tuple(v.text for v in specifics if (shared or v.dimension == "age") and coarser_written(v, sentence))
                 if hits:
                     return ValueVerdict(2, hits, "a coarser form of the claim's value is written in the text (a generalisation)", (sentence,))
     # last, so that a coarser date or version keeps its sentence for the judge to read

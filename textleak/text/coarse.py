@@ -1,5 +1,7 @@
 """Coarser forms of a specific value: "Node 20" or "20.x" for version 20.11.1, "10.x" or 10.42.0.0/16 for the
-address 10.42.7.19, "in March" or "mid-March" for 3 March 2025, "about 3am" for 03:12. A text that writes
+address 10.42.7.19, "in March" or "mid-March" for 3 March 2025, "about 3am" for 03:12, and a number as a range in
+words: "more than a dozen" for 14 restarts, "tens of terabytes" for 38 TB, "in my mid-twenties" for 26 years old,
+"upwards of CA$150k" for CA$185k. A text that writes
 such a form generalises the value (seed 000's rating 2, "similar"), so a claim that states the value is not
 unsupported by it. Used by the judges' written-values rule (:func:`textleak.judges.values.value_verdict`).
 """
@@ -13,6 +15,7 @@ from functools import lru_cache
 
 from textleak.text.clock import CLOCK, hour24
 from textleak.text.dates import MONTH_NUMBERS, find_dates
+from textleak.text.quantities import find_quantities
 
 # digit runs are bounded (a part of more than 9 digits is no version, and int() refuses 4,300 digits)
 # a version or an address: three or more dotted parts ("20.11.1", "10.42.7.19"), or two after a product's name or a
@@ -27,12 +30,40 @@ _HOUR = re.compile(r"(?<![\w:.])(\d{1,2})\s*(?:([ap])\.?m\.?|o['’]clock)(?![\w
 @dataclass(frozen=True)
 class Specific:
     """A specific value of a claim that a text may write more coarsely: ``kind`` version (dotted parts),
-    date (year or None, month, day) or time (hour)."""
+    date (year or None, month, day), time (hour), or number (``amount`` in the canonical unit of ``dimension``:
+    a quantity's, "age" for an age in years, "" for a count)."""
 
     text: str
     kind: str
     parts: tuple[int, ...]
     name: str = ""
+    amount: float = 0.0
+    dimension: str = ""
+
+
+# --- numbers written as a range: "more than a dozen" for 14, "tens of terabytes" for 38 TB, "in my mid-twenties" for 26
+_DECADES = {"teens": 10, "twenties": 20, "thirties": 30, "forties": 40, "fifties": 50, "sixties": 60, "seventies": 70,
+            "eighties": 80, "nineties": 90}
+_AGE_RANGE = re.compile(r"\bin\s+(?:my|his|her|their|your|the)\s+(?:(early|mid|late)[\s-]*)?(teens|twenties|thirties|forties|fifties|sixties|"
+                        r"seventies|eighties|nineties|[1-9]0\W?s)\b", re.IGNORECASE)
+_CLAIM_AGE = re.compile(r"\b(\d{1,3})(?:\s+|-)years?(?:\s+|-)old\b|\baged?\s+(\d{1,3})\b|\b(\d{1,3})-year-old\b", re.IGNORECASE)
+_SCALE_WORD = {"k": 1e3, "thousand": 1e3, "m": 1e6, "million": 1e6, "bn": 1e9, "billion": 1e9}
+_COUNT = re.compile(r"(?<![\w.,/:$£€-])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s*(k|thousand|million|bn|billion)?(?![\w.,/:%-])", re.IGNORECASE)
+_POWERS = {"tens": 10, "hundreds": 100, "thousands": 1e3, "millions": 1e6, "billions": 1e9}
+# (pattern, low, high) for ranges stated in words; "of thousands" after "tens"/"hundreds" scales them
+_WORD_RANGES = [
+    (re.compile(r"\b(?:more\s+than|over|upwards\s+of)\s+a\s+dozen\b", re.IGNORECASE), 13, 24),
+    (re.compile(r"\b(?:a\s+(?:few|couple\s+of)|several|many)\s+dozens?\b|\bdozens\b", re.IGNORECASE), 20, 99),
+    (re.compile(r"\b(?:about|around|roughly|nearly|almost)?\s*a\s+dozen\b", re.IGNORECASE), 10, 14),
+    (re.compile(r"\ba\s+couple(?:\s+of)?\b", re.IGNORECASE), 2, 3),
+    (re.compile(r"\ba\s+few\b", re.IGNORECASE), 2, 5),
+    (re.compile(r"\ba\s+handful(?:\s+of)?\b", re.IGNORECASE), 3, 7),
+    (re.compile(r"\bseveral\b", re.IGNORECASE), 3, 9),
+]
+_POWER_RANGE = re.compile(r"\b(tens|hundreds|thousands|millions|billions)(?:\s+of\s+(thousands|millions))?\b", re.IGNORECASE)
+_APPROX = re.compile(r"\b(about|around|roughly|approximately|approx\.?|close\s+to|nearly|almost|some|circa|~|over|more\s+than|upwards\s+of|"
+                     r"at\s+least|above|in\s+excess\s+of|under|less\s+than|below|fewer\s+than|sub-?|up\s+to)\s*", re.IGNORECASE)
+_UNIT_AFTER = re.compile(r"\s*([A-Za-z$£€₹]+\$?)")
 
 
 @lru_cache(maxsize=65536)
@@ -53,7 +84,45 @@ def specific_values(claim: str) -> tuple[Specific, ...]:
         hour, half = int(m.group(1)), (m.group(3) or "").lower()[:1]
         if hour <= 23:
             out.append(Specific(m.group(0), "time", (hour24(hour, half),)))
+    out.extend(_claim_numbers(claim, [(a, b) for a, b in _taken(out, claim)]))
     return tuple(out)
+
+
+def _taken(values: list[Specific], claim: str) -> list[tuple[int, int]]:
+    """Where the claim's versions, dates and times are written (their digits are not counts)."""
+    spans = []
+    for v in values:
+        at = claim.find(v.text)
+        if at >= 0:
+            spans.append((at, at + len(v.text)))
+    return spans
+
+
+def _claim_numbers(claim: str, taken: list[tuple[int, int]]) -> list[Specific]:
+    """The claim's age, quantities with their unit or currency, and counts (not years, not inside another value)."""
+    out: list[Specific] = []
+
+    def free(a: int, b: int) -> bool:
+        return not any(x < b and a < y for x, y in taken)
+
+    for m in _CLAIM_AGE.finditer(claim):
+        age = next(g for g in m.groups() if g)
+        out.append(Specific(m.group(0), "number", (), amount=float(age), dimension="age"))
+        taken.append((m.start(), m.end()))
+    for q in find_quantities(claim):
+        if free(q.start, q.end):
+            if q.dimension != "temperature":  # "febrile" for 38.5 C is the number guard's and the model's business
+                out.append(Specific(q.text, "number", (), amount=q.value, dimension=q.dimension))
+            taken.append((q.start, q.end))
+    for m in _COUNT.finditer(claim):
+        if not free(m.start(), m.end()):
+            continue
+        value = float(m.group(1).replace(",", "")) * _SCALE_WORD.get((m.group(2) or "").lower(), 1.0)
+        if m.group(2) is None and "." not in m.group(1) and 1900 <= value <= 2100:
+            continue  # a year
+        if value >= 2:
+            out.append(Specific(m.group(0), "number", (), amount=value))
+    return out
 
 
 def coarser_written(value: Specific, sentence: str) -> bool:
@@ -63,7 +132,96 @@ def coarser_written(value: Specific, sentence: str) -> bool:
         return _coarser_version(value, sentence)
     if value.kind == "date":
         return _coarser_date(value, sentence)
+    if value.kind == "number":
+        return _coarser_number(value, sentence)
     return _coarser_time(value, sentence)
+
+
+def _coarser_number(value: Specific, sentence: str) -> bool:
+    """A range in words that holds the claim's number (its age, its amount in the claim's unit or currency, or
+    its count), where the sentence does not write the number itself."""
+    amount = value.amount
+    if value.dimension == "age":
+        for m in _AGE_RANGE.finditer(sentence):
+            word = m.group(2).lower()
+            decade = _DECADES.get(word) or int(re.sub(r"\D", "", word))
+            low, high = (13, 19) if decade == 10 else (decade, decade + 9)
+            part = (m.group(1) or "").lower()
+            if part == "early":
+                high = low + 3
+            elif part == "mid":
+                low, high = low + 3, low + 7
+            elif part == "late":
+                low = low + 6
+            if low <= amount <= high:
+                return True
+        return False
+    ranges = _written_ranges(sentence)
+    if not any(dimension == value.dimension and low <= amount <= high for low, high, dimension, _, _ in ranges):
+        return False
+    # another number of the same kind written outside the ranges: a contradiction or another fact, for the other rules
+    inside = [(a, b) for _, _, _, a, b in ranges]
+    return not any(d == value.dimension and n != amount and not any(a <= at < b for a, b in inside) for n, d, at in _written_numbers(sentence))
+
+
+@lru_cache(maxsize=8192)
+def _written_numbers(sentence: str) -> tuple[tuple[float, str, int], ...]:
+    """(amount, dimension, offset) of each quantity and count of 2 or more written in digits in ``sentence``."""
+    out = [(q.value, q.dimension, q.start) for q in find_quantities(sentence)]
+    spans = [(q.start, q.end) for q in find_quantities(sentence)]
+    for m in _COUNT.finditer(sentence):
+        if not any(a <= m.start() < b for a, b in spans):
+            value = float(m.group(1).replace(",", "")) * _SCALE_WORD.get((m.group(2) or "").lower(), 1.0)
+            if value >= 2:
+                out.append((value, "", m.start()))
+    return tuple(out)
+
+
+def _unit_of(sentence: str, end: int) -> tuple[str, float] | None:
+    """The dimension and factor of the unit written right after ``end`` ("terabytes", "GB", "seconds"), if any."""
+    m = _UNIT_AFTER.match(sentence, end)
+    if not m:
+        return None
+    q = find_quantities("1 " + m.group(1))
+    return (q[0].dimension, q[0].value) if q and q[0].text.endswith(m.group(1)) else None
+
+
+@lru_cache(maxsize=8192)
+def _written_ranges(sentence: str) -> tuple[tuple[float, float, str, int, int], ...]:
+    """(low, high, dimension, start, end) of each range the sentence states in words: "a dozen", "tens of terabytes",
+    "close to 50 GB", "upwards of CA$150k", "sub-1 GB"; none when it writes no such range."""
+    out: list[tuple[float, float, str, int, int]] = []
+    for pattern, low, high in _WORD_RANGES:
+        for m in pattern.finditer(sentence):
+            unit = _unit_of(sentence, m.end())
+            out.append(((low * unit[1], high * unit[1], unit[0]) if unit else (low, high, "")) + (m.start(), m.end()))
+    for m in _POWER_RANGE.finditer(sentence):
+        scale = _POWERS[m.group(1).lower()] * (_POWERS[m.group(2).lower()] if m.group(2) else 1)
+        end = m.end()
+        rest = re.match(r"\s+of\b", sentence[end:])
+        unit = _unit_of(sentence, end + rest.end()) if rest else None
+        low, high = scale, scale * 10 - 1e-9
+        out.append(((low * unit[1], high * unit[1], unit[0]) if unit else (low, high, "")) + (m.start(), m.end()))
+    for m in _APPROX.finditer(sentence):
+        cue = re.sub(r"\s+", " ", m.group(1).lower()).rstrip("-").rstrip()
+        rest = sentence[m.end():]
+        q = find_quantities(rest[:40])
+        if q and q[0].start == 0:
+            number, dimension, end = q[0].value, q[0].dimension, m.end() + q[0].end
+        else:
+            c = _COUNT.match(rest)
+            if not c:
+                continue
+            number, dimension, end = float(c.group(1).replace(",", "")) * _SCALE_WORD.get((c.group(2) or "").lower(), 1.0), "", m.end() + c.end()
+        if dimension == "temperature" or number <= 0:
+            continue
+        if cue in ("over", "more than", "upwards of", "at least", "above", "in excess of"):
+            out.append((number, 3 * number, dimension, m.start(), end))
+        elif cue in ("under", "less than", "below", "fewer than", "sub", "up to"):
+            out.append((number / 3, number, dimension, m.start(), end))
+        else:
+            out.append((0.75 * number, 1.25 * number, dimension, m.start(), end))
+    return tuple(out)
 
 
 def _coarser_version(value: Specific, sentence: str) -> bool:

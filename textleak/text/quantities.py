@@ -71,7 +71,7 @@ _CURRENCY = {"rs": "inr", "$": "usd", "usd": "usd", "dollars": "usd", "dollar": 
              "zł": "pln", "zl": "pln", "pln": "pln", "złotych": "pln", "zloty": "pln", "zlotys": "pln", "kr": "kr", "sek": "sek", "nok": "nok",
              "dkk": "dkk", "kč": "czk", "czk": "czk", "lei": "ron", "ron": "ron", "₺": "try", "try": "try", "₩": "krw", "krw": "krw",
              "₽": "rub", "rub": "rub", "₴": "uah", "uah": "uah", "mxn": "mxn", "kes": "kes", "ksh": "kes", "aed": "aed", "sgd": "sgd",
-             "huf": "huf"}
+             "huf": "huf", "ca$": "cad", "us$": "usd", "au$": "aud", "nz$": "nzd", "hk$": "hkd", "sg$": "sgd", "s$": "sgd"}
 _AMBIGUOUS_AFTER_SPACE = frozenset({"in", "s", "d", "y", "h", "st", "mo", "l", "b", "mi", "ki", "gi", "ti"})
 _MULTIPLIER = {"lakh": 1e5, "lakhs": 1e5, "lac": 1e5, "lacs": 1e5, "lpa": 1e5, "crore": 1e7, "cr": 1e7, "k": 1e3, "thousand": 1e3, "m": 1e6, "mn": 1e6, "million": 1e6, "bn": 1e9, "billion": 1e9}
 
@@ -92,7 +92,7 @@ _DATA_SUFFIX = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)([KMGT])(i)?(?![\w])")
 # spaces or apostrophes between thousands without decimals ("3 200 zł", "CHF 2'400") only beside a currency
 _MONEY_NUM = (rf"\d{{1,3}}(?:[.\u00a0\u202f ]\d{{3}})+,\d{{1,2}}(?!\d)|\d{{1,3}}(?:\.\d{{3}})+(?![\d,])|\d{{1,3}}(?:[\u00a0\u202f ]\d{{3}})+(?![\d,.])|"
               rf"\d{{1,3}}(?:['\u2019]\d{{3}})+(?![\d,])|\d+,\d{{2}}(?![\d,])|{_NUM}")
-_SYMBOL = r"R\$|C\$|A\$|[$£€¥₹₦₱₺₩₽₴]"
+_SYMBOL = r"CA\$|US\$|AU\$|NZ\$|HK\$|SG\$|R\$|C\$|A\$|S\$|[$£€¥₹₦₱₺₩₽₴]"
 _SCALE = r"k|m|mn|bn|cr|thousand|million|billion|lakhs?|lacs?|crore|lpa"
 _CODES = "usd|gbp|eur|inr|brl|ngn|cad|aud|chf|zar|jpy|pln|sek|nok|dkk|czk|ron|try|krw|rub|uah|mxn|kes|aed|sgd|huf"
 _MONEY = re.compile(rf"(?<![\w.])({_SYMBOL}|(?i:{_CODES}|rs\.?|php|ksh)\s)\s*({_MONEY_NUM})\s*({_SCALE})?(?![\w])|"
