@@ -315,3 +315,15 @@ def test_latin_text_the_stop_word_lists_do_not_place_is_classified():
                     "Name: Mary Jane Watson\nDate of birth: 1990-03-02\nCity: New York\nPolicy: AB-1234-55\nAmount: $1,200",
                     "def total(rows):\n    return sum(r['price'] * r['qty'] for r in rows if r['status'] != 'refunded')"):
         assert detect_language(english).english, english
+
+
+def test_a_name_written_only_negated_is_written_not_stated():
+    """"so it's not OOMKilled" writes the value and denies the claim: not rated 1 by the naming rule (still
+    not 3: the value is written). A name written once plainly, or beside a negated verb, is still stated."""
+    assert value_verdict("The container was OOMKilled.", "Reason: Error (so it's not OOMKilled, memory looks fine)").cap == 2
+    assert value_verdict("The container was OOMKilled.", "Last State: Terminated\nReason: OOMKilled").cap == 1
+    assert value_verdict("The user's Linux username is rickard.", "my username isn't rickard, it is rick").cap == 2
+    assert value_verdict("The user's Linux username is rickard.", "cannot open /home/rickard/Documents: no such file").cap == 1
+    assert value_verdict("The PostgreSQL host is named ariel.", 'Failed to connect to pgsql at "ariel"').cap == 1
+    # two names in different lines: each written plainly somewhere
+    assert value_verdict("The user's Raspberry Pi is named hauspi.", "My Raspberry Pi 4 runs Home Assistant.\n<PERSON>@hauspi:~ $ df -h /").cap == 1

@@ -427,6 +427,25 @@ def _polarity_near(values: tuple[Value, ...], sentence: _Sentence, claim_negated
     return bool(_NEGATION.search(window)) == claim_negated
 
 
+_NEGATING_TOKENS = frozenset("not no never isn wasn aren weren doesn didn don nor non".split())
+
+
+def _negated_before(values: Sequence[Value], sentence: _Sentence) -> bool:
+    """Whether every occurrence of ``values`` in ``sentence`` is directly negated (a negation among the two
+    tokens before it: "it's not OOMKilled", "my username isn't rickard"); false where a value is not found as
+    tokens (a joined name, a date in another format): the sentence then keeps its reading."""
+    tokens = sentence.tokens
+    seen = False
+    for v in values:
+        n = len(v.tokens)
+        for i in range(len(tokens) - n + 1):
+            if n and tokens[i : i + n] == v.tokens:
+                seen = True
+                if not _NEGATING_TOKENS.intersection(tokens[max(0, i - 2) : i]):
+                    return False
+    return seen
+
+
 def value_verdict(claim: str, document: str, places: bool = False) -> ValueVerdict:
     """What the claim's values found in ``document`` allow: cap 3 (nothing found: no constraint), 2
     (a value is written: not unsupported) or 1 (the values and the claim's relation are written).
@@ -458,7 +477,8 @@ def value_verdict(claim: str, document: str, places: bool = False) -> ValueVerdi
     together = len(found) == len(values) and max(held.values()) == len(values)
     strong = [v for v in values if v.strong]
     if strong and all(v in found for v in strong) and all(v in found or v.kind == "name" for v in values) \
-            and (not others or any(v.kind in ("named", "quoted") for v in strong)):
+            and (not others or any(v.kind in ("named", "quoted") for v in strong)) \
+            and (claim_negated or not all(_negated_before((v,), sentences[k]) for v in strong for k in found[v])):
         # a naming claim ("The user's Linux username is rickard."): the name is the fact; a qualifier
         # the text does not repeat ("Linux") does not make it private
         return ValueVerdict(1, names, "the claim's name or identifier is written in the text", where, together)
