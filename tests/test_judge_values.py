@@ -327,3 +327,8 @@ def test_a_name_written_only_negated_is_written_not_stated():
     assert value_verdict("The PostgreSQL host is named ariel.", 'Failed to connect to pgsql at "ariel"').cap == 1
     # two names in different lines: each written plainly somewhere
     assert value_verdict("The user's Raspberry Pi is named hauspi.", "My Raspberry Pi 4 runs Home Assistant.\n<PERSON>@hauspi:~ $ df -h /").cap == 1
+
+
+def test_a_number_after_no_dot_is_not_negated():
+    """"Member no. VF-0093317" abbreviates "number": the naming rule still rates the claim 1."""
+    assert value_verdict("The user's member number is VF-0093317.", "Member no. VF-0093317, joined 2021").cap == 1

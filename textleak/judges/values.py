@@ -427,7 +427,7 @@ def _polarity_near(values: tuple[Value, ...], sentence: _Sentence, claim_negated
     return bool(_NEGATION.search(window)) == claim_negated
 
 
-_NEGATING_TOKENS = frozenset("not no never isn wasn aren weren doesn didn don nor non".split())
+_NEGATING_TOKENS = frozenset("not never isn wasn aren weren doesn didn don nor".split())  # not "no": "Member no. VF-0093317"
 
 
 def _negated_before(values: Sequence[Value], sentence: _Sentence) -> bool:
