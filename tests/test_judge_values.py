@@ -332,3 +332,17 @@ def test_a_name_written_only_negated_is_written_not_stated():
 def test_a_number_after_no_dot_is_not_negated():
     """"Member no. VF-0093317" abbreviates "number": the naming rule still rates the claim 1."""
     assert value_verdict("The user's member number is VF-0093317.", "Member no. VF-0093317, joined 2021").cap == 1
+
+
+def test_names_a_line_break_splits_compounds_hide_or_an_ampersand_joins_are_found():
+    """Wrapped lines, hashtags, file names and "&": a reader sees the name whole."""
+    assert value_verdict("The couple met at the Crux Wall climbing gym.", "Back in 2019, at the Crux\nWall climbing gym, he fell").cap <= 2
+    assert value_verdict("The user's daughter goes to Ysgol Glan Usk.", "her teacher at Ysgol Glan\nUsk says she is fine").cap <= 2
+    assert value_verdict("The groom's first name is Sam.", "- groom: <PERSON>\n#SamAndRuvi2025 on all the posts please").cap == 1
+    assert value_verdict("The groom's first name is Sam.", "#SamsungGalaxy deals").cap == 3
+    assert value_verdict("The bakery is called Crumb & Kettle.", "attached: payments_CrumbKettle_2024-11.xlsx").cap == 1
+    assert value_verdict("The user's shop is called Bramble & Oak.", "server: shop.brambleandoak.co.uk").cap == 1
+    assert value_verdict("The user's shop is called Bramble & Oak.", "I run Bramble and Oak candles").cap == 1
+    assert value_verdict("The user's shop is called Bramble & Oak.", "deploy@bramble-vps01:~$ uptime").cap == 3  # one word of it
+    # an address's parts on two lines are not a name split by a line break
+    assert value_verdict("The user's work e-mail address is priya.r@fenwickbio.com.", "Priya R.\nfenwickbio.com").cap == 3

@@ -79,7 +79,7 @@ _SLOTS = (r"user\s?name|login|handle|host\s?name|host|server|machine|computer|la
 _CUE = re.compile(
     rf"\b(?i:named|called|nicknamed|titled|(?:{_SLOTS})\s+(?:is|was|are|:|=)(?:\s+(?:named|called))?|(?:name|called|known)\s+as|"
     r"(?:logs?|logged|signs?|signed|sshe?s?|connects?|connected|runs?|ran)\s+(?:in(?:to)?\s+)?(?:\w+\s+){0,3}?as(?:\s+(?:the\s+)?user)?)"
-    r"\s+(['\"`\u2018\u201c]?)([\w.@+/:~-]+(?:\s+[A-Z][\w'-]+){0,3})")
+    r"\s+(['\"`\u2018\u201c]?)([\w.@+/:~-]+(?:\s+(?:&\s+)?[A-Z][\w'-]+){0,3})")  # "called Crumb & Kettle" whole
 # "The user mentions X", "The message is addressed to X": the rest of the claim is the value
 _MENTION = re.compile(r"\b(?:mentions?|mentioned|refers?\s+to|talks?\s+about|(?:is|are|was)\s+(?:addressed\s+to|signed\s+by))\s+"
                       r"(?:the\s+|a\s+|an\s+)?(\S.*?)\s*[.!?]?\s*$")
@@ -183,6 +183,15 @@ class Value:
     @cached_property
     def tokens(self) -> tuple[str, ...]:
         return _tokens(self.text)
+
+    @cached_property
+    def and_tokens(self) -> tuple[str, ...]:
+        """The tokens with "and" for the value's "&" ("Bramble & Oak" as "Bramble and Oak"); empty without one."""
+        return _tokens(re.sub(r"\s*&\s*", " and ", self.text)) if "&" in self.text else ()
+
+    @cached_property
+    def spellings(self) -> tuple[tuple[str, ...], ...]:
+        return (self.tokens, self.and_tokens) if self.and_tokens else (self.tokens,)
 
     @cached_property
     def digits(self) -> str:
@@ -304,6 +313,7 @@ class _Sentence:
     negated: bool
     amounts: frozenset[float]
     offsets: frozenset[int]
+    pieces: frozenset[str]  # the words inside camelCase and hashtag compounds ("#SamAndRuvi2025": sam, and, ruvi)
 
 
 @lru_cache(maxsize=8192)
@@ -315,8 +325,28 @@ def _sentences(document: str) -> tuple[_Sentence, ...]:
         numbers = frozenset(extract_numbers(s))
         out.append(_Sentence(s, tokens, frozenset(rouge_tokens(s)), find_quantities(s), find_dates(s), numbers,
                              frozenset(clock(m) for m in CLOCK.finditer(s)), "".join(tokens), digits,
-                             bool(_NEGATION.search(s)), _amounts(s, numbers), utc_offsets(s)))
+                             bool(_NEGATION.search(s)), _amounts(s, numbers), utc_offsets(s), _compound_pieces(s)))
     return tuple(out)
+
+
+_COMPOUND = re.compile(r"\b\w*[a-z][A-Z]\w*")  # a word with a capital after a small letter: "SamAndRuvi2025", "CrumbKettle"
+_PIECE = re.compile(r"[A-Z][a-z]+|[A-Z]+(?![a-z])|[a-z]+|\d+")
+
+
+def _compound_pieces(sentence: str) -> frozenset[str]:
+    """The words inside the sentence's camelCase and hashtag compounds, folded; empty when it writes none."""
+    if not _COMPOUND.search(sentence):
+        return frozenset()
+    return frozenset(_fold(p) for m in _COMPOUND.finditer(sentence) for p in _PIECE.findall(m.group(0)))
+
+
+_WORDS_ONLY = regex.compile(r"\p{L}[\p{L}'’-]*(?:\s+(?:&\s+)?\p{L}[\p{L}'’-]*)+")
+
+
+@lru_cache(maxsize=4096)
+def _across_lines(name: str) -> re.Pattern:
+    """``name``'s words with any white space between them, line breaks included ("Ysgol Glan\nUsk")."""
+    return re.compile(r"(?<!\w)" + r"\s+".join(re.escape(w) for w in name.split()) + r"(?!\w)", re.IGNORECASE)
 
 
 def _amounts(sentence: str, numbers: frozenset[str] | None = None) -> frozenset[float]:
@@ -368,8 +398,10 @@ def _found_in(value: Value, sentence: _Sentence) -> bool:
         return bool(utc_offsets(value.text) & sentence.offsets)
     if value.kind == "time":
         return any(clock(m) in sentence.times for m in CLOCK.finditer(value.text))
-    if value.kind == "name" and len(value.tokens) > 1 and "".join(value.tokens) in sentence.joined:
-        return True  # "Fenwick Bio" in "priya.r@fenwickbio.com"
+    if value.kind in ("name", "named") and len(value.tokens) > 1 and any("".join(t) in sentence.joined for t in value.spellings):
+        return True  # "Fenwick Bio" in "priya.r@fenwickbio.com", "Bramble & Oak" in "shop.brambleandoak.co.uk"
+    if value.and_tokens and _contains(sentence.tokens, value.and_tokens):
+        return True  # "Bramble & Oak" written "Bramble and Oak"
     if value.kind == "figure":
         return bool(value.numbers & sentence.numbers)
     if value.kind == "number":
@@ -378,6 +410,8 @@ def _found_in(value: Value, sentence: _Sentence) -> bool:
         national = value.digits[1:] if value.digits.startswith("0") else value.digits
         return any(d.endswith(value.digits) or value.digits.endswith(d) or d.endswith(national)
                    for d in sentence.digits if min(len(d), len(national)) >= 7)
+    if value.kind in ("name", "named") and len(value.tokens) == 1 and value.tokens[0] in sentence.pieces:
+        return True  # "Sam" in "#SamAndRuvi2025"
     return _contains(sentence.tokens, value.tokens) or (value.kind in ("name", "named", "quoted") and value.text.lower() != value.text
                                                           and _contains_misspelt(sentence.tokens, value.tokens))
 
@@ -461,6 +495,10 @@ def value_verdict(claim: str, document: str, places: bool = False) -> ValueVerdi
     found: dict[Value, list[int]] = {}
     for v in values:
         hits = [k for k, s in enumerate(sentences) if _found_in(v, s)]
+        if not hits and v.kind in ("name", "named", "quoted") and len(v.tokens) > 1 and "\n" in document \
+                and _WORDS_ONLY.fullmatch(v.text) and _across_lines(v.text).search(document):
+            # a name a line break splits ("the Crux\nWall climbing gym"): found where its first word is written
+            hits = [next((k for k, s in enumerate(sentences) if v.tokens[0] in s.tokens), 0)]
         if hits and not v.strong and v.kind != "name":
             # a quantity or a date without its year counts only beside another word of the claim
             hits = [k for k in hits if not content or (content & sentences[k].stems)]
