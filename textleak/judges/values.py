@@ -246,7 +246,7 @@ def claim_values(claim: str) -> tuple[Value, ...]:
         add(m.start(2), m.start(2) + len(text), Value(text, kind, True))
     for m in _QUOTED.finditer(claim):
         add(m.start(2), m.end(2), Value(m.group(2).strip(), "quoted", True))
-    for d in find_dates(claim):
+    for d in find_dates(claim, foreign=False):
         add(d.start, d.end, Value(d.text, "date", all(y is not None for y, _, _ in d.readings), date=d))
     for q in find_quantities(claim):
         if q.dimension != "time":  # durations and ages recur in every record: the number guard's business
@@ -394,8 +394,8 @@ def _found_in(value: Value, sentence: _Sentence) -> bool:
         return value.quantity.dimension.startswith("money:") and any(abs(a - amount) <= 0.005 * amount for a in sentence.amounts)
     if value.date is not None:
         return any(same_date(value.date, d) for d in sentence.dates)
-    if value.kind == "offset":  # "+0530" in a log's date line is "UTC+05:30"
-        return bool(utc_offsets(value.text) & sentence.offsets)
+    if value.kind == "offset":  # "+0530" in a log's date line is "UTC+05:30"; "+05:30" alone as its clock reading
+        return bool(utc_offsets(value.text) & sentence.offsets) or any(clock(m) in sentence.times for m in CLOCK.finditer(value.text))
     if value.kind == "time":
         return any(clock(m) in sentence.times for m in CLOCK.finditer(value.text))
     if value.kind in ("name", "named") and len(value.tokens) > 1 and any("".join(t) in sentence.joined for t in value.spellings):
@@ -504,6 +504,9 @@ def value_verdict(claim: str, document: str, places: bool = False) -> ValueVerdi
             hits = [k for k in hits if not content or (content & sentences[k].stems)]
         if hits:
             found[v] = hits
+    # a time zone the text does not write is a qualifier, as a name that is not written: it does not count against
+    # the values that are ("10:00 UTC+1" against "10:00 CET")
+    values = tuple(v for v in values if v in found or v.kind != "offset")
     if not found:
         return _coarser_verdict(claim, document, places)
     names = tuple(v.text for v in found)
@@ -548,7 +551,8 @@ def _coarser_verdict(claim: str, document: str, places: bool = False) -> ValueVe
     rubric, not unsupported. The shared word keeps another topic's month or version out."""
     specifics = specific_values(claim)
     if specifics:
-        value_stems = {t for v in specifics for t in rouge_tokens(v.text)}
+        # a number's unit ("km", "years old") stays a word the sentence may share with the claim
+        value_stems = {t for v in specifics if v.kind != "number" for t in rouge_tokens(v.text)}
         content = frozenset(t for t in rouge_tokens(claim) if t not in _FRAME and t not in value_stems and not t.isdigit())
         ages = any(v.dimension == "age" for v in specifics)
         for sentence, stems in _sentence_stems(document):

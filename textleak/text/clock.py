@@ -26,8 +26,9 @@ def clock(m: re.Match) -> str:
 # a time zone's offset from UTC as people and logs write it: "UTC+05:30", "GMT-8", and a bare "+0530" or "-08:00"
 # right after a clock time ("14:03:07 +0530", "03:15:02.114+05:30"), the year git writes after it ("14:03:07 2026
 # +0530") or a masked one ("<DATE_TIME> +0530")
-UTC_OFFSET = re.compile(r"(?:\b(?:UTC|GMT)\s?([+\-\u2212])\s?(\d{1,2})(?::?([0-5]\d))?"
-                        r"|(?:(?<=\d:\d\d)|(?<=\d:\d\d\s)|(?<=\.\d\d\d)|(?<=\b[12]\d\d\d\s)|(?<=>)|(?<=>\s))([+\-\u2212])([01]\d):?([0-5]\d))(?![\d:])")
+UTC_OFFSET = re.compile(r"(?:\b(?i:UTC|GMT)\s?([+\-\u2212])\s?(\d{1,2})(?::?([0-5]\d))?(?::00)?"
+                        r"|(?:(?<=\d:\d\d)|(?<=\d:\d\d\s)|(?<=\.\d\d\d)|(?<=\.\d{6})|(?<=\.\d{9})|(?<=\b[12]\d\d\d\s)|(?<=>)|(?<=>\s))"
+                        r"([+\-\u2212])([01]\d):?([0-5]\d))(?![\d:])")
 
 
 def utc_offset(m: re.Match) -> int | None:

@@ -44,7 +44,7 @@ class Specific:
 # --- numbers written as a range: "more than a dozen" for 14, "tens of terabytes" for 38 TB, "in my mid-twenties" for 26
 _DECADES = {"teens": 10, "twenties": 20, "thirties": 30, "forties": 40, "fifties": 50, "sixties": 60, "seventies": 70,
             "eighties": 80, "nineties": 90}
-_AGE_RANGE = re.compile(r"\bin\s+(?:my|his|her|their|your|the)\s+(?:(early|mid|late)[\s-]*)?(teens|twenties|thirties|forties|fifties|sixties|"
+_AGE_RANGE = re.compile(r"\bin\s+(?:my|his|her|their|your)\s+(?:(early|mid|late)[\s-]*)?(teens|twenties|thirties|forties|fifties|sixties|"
                         r"seventies|eighties|nineties|[1-9]0\W?s)\b", re.IGNORECASE)
 _CLAIM_AGE = re.compile(r"\b(\d{1,3})(?:\s+|-)years?(?:\s+|-)old\b|\baged?\s+(\d{1,3})\b|\b(\d{1,3})-year-old\b", re.IGNORECASE)
 _SCALE_WORD = {"k": 1e3, "thousand": 1e3, "m": 1e6, "million": 1e6, "bn": 1e9, "billion": 1e9}
@@ -145,14 +145,17 @@ def _coarser_number(value: Specific, sentence: str) -> bool:
         for m in _AGE_RANGE.finditer(sentence):
             word = m.group(2).lower()
             decade = _DECADES.get(word) or int(re.sub(r"\D", "", word))
-            low, high = (13, 19) if decade == 10 else (decade, decade + 9)
             part = (m.group(1) or "").lower()
-            if part == "early":
-                high = low + 3
-            elif part == "mid":
-                low, high = low + 3, low + 7
-            elif part == "late":
-                low = low + 6
+            if decade == 10:  # the teens: 13-19
+                low, high = {"early": (13, 15), "mid": (14, 17), "late": (17, 19)}.get(part, (13, 19))
+            else:
+                low, high = decade, decade + 9
+                if part == "early":
+                    high = low + 3
+                elif part == "mid":
+                    low, high = low + 3, low + 7
+                elif part == "late":
+                    low = low + 6
             if low <= amount <= high:
                 return True
         return False

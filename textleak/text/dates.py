@@ -37,6 +37,9 @@ _FOREIGN_MONTHS = {name: number for number, names in enumerate((
     "diciembre décembre decembre dezember dezembro dicembre grudzień grudnia grudzien prosinec prosince decembrie aralık aralik desember",
 ), start=1) for name in names.split()}
 _FOREIGN_MONTH = "(" + "|".join(sorted(_FOREIGN_MONTHS, key=len, reverse=True)) + ")"
+# month words that are also English words or names ("2 Mars bars", "3 Mayo Clinic sites", "1. Marco Rossi"): a date
+# only with its year or "de" ("4 mai 2024", "3 de mayo")
+_AMBIGUOUS_MONTHS = frozenset("mars mayo mai mei maj maja marco marca marzo julio juli augustus agosto kasim kasım nisan ekim mart".split())
 _PATTERNS = [
     ("ymd", re.compile(r"(?<![\d/.-])(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?![\d/.-]*\d)")),
     ("xyz", re.compile(r"(?<![\d/.-])(\d{1,2})[/.-](\d{1,2})[/.-](\d{4}|\d{2})(?![\d/.-]*\d)")),
@@ -73,12 +76,17 @@ def _valid(y: int | None, m: int, d: int) -> bool:
 
 
 @lru_cache(maxsize=65536)
-def find_dates(text: str) -> tuple[CalendarDate, ...]:
-    """Every calendar date written in ``text`` (see the module docstring), in order."""
+def find_dates(text: str, foreign: bool = True) -> tuple[CalendarDate, ...]:
+    """Every calendar date written in ``text`` (see the module docstring), in order; ``foreign=False`` reads
+    English month names only (a claim's: "2 Mayo Clinic sites" is no date)."""
     out: list[CalendarDate] = []
     taken: list[tuple[int, int]] = []
     for kind, pattern in _PATTERNS:
+        if kind == "dmy_foreign" and not foreign:
+            continue
         for m in pattern.finditer(text):
+            if kind == "dmy_foreign" and m.group(2).lower() in _AMBIGUOUS_MONTHS and not m.group(3) and " de " not in m.group(0).lower():
+                continue
             if any(a < m.end() and m.start() < b for a, b in taken):
                 continue
             readings: set[tuple[int | None, int, int]] = set()

@@ -97,8 +97,15 @@ def latin_language(text: str) -> str:
     if counts[other] >= 2 and counts[other] > 2 * counts["en"]:
         return other
     if len(words) >= _CLASSIFIER_MIN_WORDS and counts["en"] < _CLASSIFIER_MAX_ENGLISH_SHARE * len(words):
-        return _classified(text[:_MAX_CHARS_STOP_WORDS]) or "en"
+        # running text, not a list of names, addresses or paths ("Piotr Nowak, Tomasz Wojcik, ..." is no Polish)
+        plain = _NOT_WORDS.sub(" ", _PATHS.sub(" ", text[:_MAX_CHARS_STOP_WORDS]))
+        written = _LATIN_WORD.findall(plain)
+        if written and sum(w[0].islower() for w in written) >= 0.5 * len(written):
+            return _classified(plain) or "en"
     return "en"
+
+
+_PATHS = re.compile(r"(?:[A-Za-z]:)?(?:[/\\][^\s/\\]+){2,}")
 
 
 # the classifier is asked only where English function words are rare (measured on 4,938 shared, labelled and

@@ -69,7 +69,7 @@ _CURRENCY = {"rs": "inr", "$": "usd", "usd": "usd", "dollars": "usd", "dollar": 
              "r$": "brl", "brl": "brl", "reais": "brl", "₦": "ngn", "ngn": "ngn", "naira": "ngn", "cad": "cad", "c$": "cad",
              "aud": "aud", "a$": "aud", "chf": "chf", "zar": "zar", "₱": "php", "php": "php", "pesos": "php", "jpy": "jpy", "yen": "jpy",
              "zł": "pln", "zl": "pln", "pln": "pln", "złotych": "pln", "zloty": "pln", "zlotys": "pln", "kr": "kr", "sek": "sek", "nok": "nok",
-             "dkk": "dkk", "kč": "czk", "czk": "czk", "lei": "ron", "ron": "ron", "₺": "try", "try": "try", "₩": "krw", "krw": "krw",
+             "dkk": "dkk", "kč": "czk", "czk": "czk", "ron": "ron", "₺": "try", "try": "try", "₩": "krw", "krw": "krw",
              "₽": "rub", "rub": "rub", "₴": "uah", "uah": "uah", "mxn": "mxn", "kes": "kes", "ksh": "kes", "aed": "aed", "sgd": "sgd",
              "huf": "huf", "ca$": "cad", "us$": "usd", "au$": "aud", "nz$": "nzd", "hk$": "hkd", "sg$": "sgd", "s$": "sgd"}
 _AMBIGUOUS_AFTER_SPACE = frozenset({"in", "s", "d", "y", "h", "st", "mo", "l", "b", "mi", "ki", "gi", "ti"})
@@ -89,14 +89,19 @@ _QUANTITY = re.compile(rf"(?<![\w.])({_NUM})\s*(?:-\s*)?(°\s*[cf]|{_UNIT_RE}|'|
 _DATA_SUFFIX = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)([KMGT])(i)?(?![\w])")
 # money amounts as they are written around the world: "1.234,56 €", "R$ 12.400,00", "2 046,80 $" (dots or
 # spaces between thousands, a comma before two decimals), beside the English forms
-# spaces or apostrophes between thousands without decimals ("3 200 zł", "CHF 2'400") only beside a currency
-_MONEY_NUM = (rf"\d{{1,3}}(?:[.\u00a0\u202f ]\d{{3}})+,\d{{1,2}}(?!\d)|\d{{1,3}}(?:\.\d{{3}})+(?![\d,])|\d{{1,3}}(?:[\u00a0\u202f ]\d{{3}})+(?![\d,.])|"
-              rf"\d{{1,3}}(?:['\u2019]\d{{3}})+(?![\d,])|\d+,\d{{2}}(?![\d,])|{_NUM}")
+# (groups bounded: a long run of digit groups is no amount, and unbounded ones made long numeric dumps quadratic)
+_MONEY_NUM = rf"\d{{1,3}}(?:[.\u00a0\u202f ]\d{{3}}){{1,4}},\d{{1,2}}(?!\d)|\d{{1,3}}(?:\.\d{{3}}){{1,4}}(?![\d,])|\d+,\d{{2}}(?![\d,])|{_NUM}"
+# spaces or apostrophes between thousands without decimals ("3 200 zł", "CHF 2'400"): spaces only before the
+# currency ("$45 120 seats" is $45 and 120 seats), apostrophes either side
+_MONEY_NUM_BEFORE = rf"\d{{1,3}}(?:[\u00a0\u202f ]\d{{3}}){{1,4}}(?![\d,.])|\d{{1,3}}(?:['\u2019]\d{{3}}){{1,4}}(?![\d,])|{_MONEY_NUM}"
+_MONEY_NUM_AFTER = rf"\d{{1,3}}(?:['\u2019]\d{{3}}){{1,4}}(?![\d,])|{_MONEY_NUM}"
 _SYMBOL = r"CA\$|US\$|AU\$|NZ\$|HK\$|SG\$|R\$|C\$|A\$|S\$|[$£€¥₹₦₱₺₩₽₴]"
 _SCALE = r"k|m|mn|bn|cr|thousand|million|billion|lakhs?|lacs?|crore|lpa"
-_CODES = "usd|gbp|eur|inr|brl|ngn|cad|aud|chf|zar|jpy|pln|sek|nok|dkk|czk|ron|try|krw|rub|uah|mxn|kes|aed|sgd|huf"
-_MONEY = re.compile(rf"(?<![\w.])({_SYMBOL}|(?i:{_CODES}|rs\.?|php|ksh)\s)\s*({_MONEY_NUM})\s*({_SCALE})?(?![\w])|"
-                    rf"(?<![\w.])({_MONEY_NUM})\s*({_SCALE})?\s*({_SYMBOL}|{_CODES}|zł|zl|złotych|zlotys?|kr|kč|lei|dollars?|euros?|rupees|reais|naira|pesos|yen)(?![\w])|"
+_CODES = "usd|gbp|eur|inr|brl|ngn|cad|aud|chf|zar|jpy"
+# codes that are also English words ("try", "ron", "rub", "kes"): in capitals only
+_CAPITAL_CODES = "PLN|SEK|NOK|DKK|CZK|RON|TRY|KRW|RUB|UAH|MXN|KES|AED|SGD|HUF"
+_MONEY = re.compile(rf"(?<![\w.])({_SYMBOL}|(?i:{_CODES}|rs\.?|php|ksh)\s|(?-i:{_CAPITAL_CODES})\s)\s*({_MONEY_NUM_AFTER})\s*({_SCALE})?(?![\w])|"
+                    rf"(?<![\w.])({_MONEY_NUM_BEFORE})\s*({_SCALE})?\s*({_SYMBOL}|{_CODES}|(?-i:{_CAPITAL_CODES})|zł|zl|złotych|zlotys?|kr|kč|dollars?|euros?|rupees|reais|naira|pesos|yen)(?![\w])|"
                     rf"(?<![\w.])({_NUM})\s*(lpa)(?![\w])", re.IGNORECASE)
 # a bare amount with a scale word and no currency ("rent 28.5k", "850k monthly", "3.5 lac"): read as its value
 _BARE_AMOUNT = re.compile(rf"(?<![\w.])({_NUM})\s*(k|lakhs?|lacs?|lpa|crore|cr|thousand|grand)(?![\w])", re.IGNORECASE)
@@ -227,11 +232,14 @@ def bare_amounts(text: str) -> tuple[float, ...]:
     return tuple(out)
 
 
+_KRONOR = frozenset({"money:kr", "money:sek", "money:nok", "money:dkk"})  # "45 000 kr" is the NOK, SEK or DKK amount
+
+
 def same_quantity(a: Quantity, b: Quantity, rel: float = 0.015) -> bool:
     """Whether two quantities state the same amount: same dimension, values within ``rel`` of each
     other or within the rounding of the less precise of the two as written (data sizes: 1 GB and
     1 GiB are read as the same, as people write them)."""
-    if a.dimension != b.dimension:
+    if a.dimension != b.dimension and not {a.dimension, b.dimension} <= _KRONOR:
         return False
     if a.dimension == "data":
         rel = 0.075
