@@ -10,9 +10,10 @@ Three tests, none downloading anything:
    German, Portuguese, Italian and Dutch are counted among the words (links and e-mail addresses left
    out); another language wins with at least 2 hits and more than twice the English hits;
 3. for Latin text the lists do not place, where English function words are rare (under a tenth of 8
-   words or more), a **classifier** (py3langid, 97 languages, no download): another language with
-   p >= 0.9 wins ("Jag söker tjänsten som ..." is Swedish). So a name, a code or a product sheet with
-   no function word still counts as English, and no English prose ever reaches the classifier.
+   words or more) and the text runs (half its words lower case, links and paths aside: a list of names
+   or addresses does not), a **classifier** (py3langid, 97 languages, no download): another language with
+   p >= 0.9 wins ("Jag söker tjänsten som ..." is Swedish). So a name, a code, a roster or a product sheet
+   still counts as English, and no English prose ever reaches the classifier.
 
 The rule atomizer (:mod:`textleak.atomizers.rules`) routes on this guess and the leakage pipeline
 counts the records that are not English (``LeakageReport.n_non_english``).
