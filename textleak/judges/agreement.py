@@ -415,7 +415,7 @@ def _score_lean(calibration: dict[str, Any]) -> str:
         return f"; its mean score lies {max(leans.values()):.2f} above the labels'{each} (semantic privacy may read about that much high)"
     if min(leans.values()) <= -0.005:
         return f"; its mean score lies {-min(leans.values()):.2f} below the labels'{each} (it overstates leakage)"
-    return "; its mean score matches the labels'"
+    return f"; its mean score matches the labels' within 0.005{each}"
 
 
 def measured_agreement(description: dict[str, Any]) -> str:
