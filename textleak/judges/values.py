@@ -47,7 +47,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
-from typing import Sequence
+from typing import Iterator, Sequence
 
 import regex
 
@@ -444,17 +444,23 @@ def _ends_with_identifier(claim: str, values: tuple[Value, ...]) -> bool:
     return tail.endswith(last.text) and last.kind in _IDENTIFYING
 
 
+def _occurrences(values: Sequence[Value], tokens: tuple[str, ...]) -> Iterator[tuple[int, int]]:
+    """(start, length) of every place ``values`` are written, token for token, in ``tokens``."""
+    for v in values:
+        n = len(v.tokens)
+        for i in range(len(tokens) - n + 1):
+            if n and tokens[i : i + n] == v.tokens:
+                yield i, n
+
+
 def _polarity_near(values: tuple[Value, ...], sentence: _Sentence, claim_negated: bool) -> bool:
     """No negation cue within a few tokens of the claim's values, unless the claim negates too: "was not
     started" beside a drug's name turns the sentence, "could not connect" ten words before an IP in a
     log line does not."""
     tokens = sentence.tokens
     near: set[int] = set()
-    for v in values:
-        n = len(v.tokens)
-        for i in range(len(tokens) - n + 1):
-            if n and tokens[i : i + n] == v.tokens:
-                near.update(range(max(0, i - _NEAR), min(len(tokens), i + n + _NEAR)))
+    for i, n in _occurrences(values, tokens):
+        near.update(range(max(0, i - _NEAR), min(len(tokens), i + n + _NEAR)))
     if not near:  # a date or quantity found in another format: the whole sentence decides
         return sentence.negated == claim_negated
     window = re.sub(r"n t\b", "n't", " ".join(tokens[i] for i in sorted(near)))  # tokens split "isn't" as "isn t"
@@ -469,15 +475,8 @@ def _negated_before(values: Sequence[Value], sentence: _Sentence) -> bool:
     tokens before it: "it's not OOMKilled", "my username isn't rickard"); false where a value is not found as
     tokens (a joined name, a date in another format): the sentence then keeps its reading."""
     tokens = sentence.tokens
-    seen = False
-    for v in values:
-        n = len(v.tokens)
-        for i in range(len(tokens) - n + 1):
-            if n and tokens[i : i + n] == v.tokens:
-                seen = True
-                if not _NEGATING_TOKENS.intersection(tokens[max(0, i - 2) : i]):
-                    return False
-    return seen
+    starts = [i for i, _ in _occurrences(values, tokens)]
+    return bool(starts) and all(_NEGATING_TOKENS.intersection(tokens[max(0, i - 2) : i]) for i in starts)
 
 
 def value_verdict(claim: str, document: str, places: bool = False) -> ValueVerdict:

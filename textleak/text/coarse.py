@@ -15,7 +15,7 @@ from functools import lru_cache
 
 from textleak.text.clock import CLOCK, hour24
 from textleak.text.dates import MONTH_NUMBERS, find_dates
-from textleak.text.quantities import find_quantities
+from textleak.text.quantities import SCALE_WORDS, find_quantities
 
 # digit runs are bounded (a part of more than 9 digits is no version, and int() refuses 4,300 digits)
 # a version or an address: three or more dotted parts ("20.11.1", "10.42.7.19"), or two after a product's name or a
@@ -47,7 +47,6 @@ _DECADES = {"teens": 10, "twenties": 20, "thirties": 30, "forties": 40, "fifties
 _AGE_RANGE = re.compile(r"\bin\s+(?:my|his|her|their|your)\s+(?:(early|mid|late)[\s-]*)?(teens|twenties|thirties|forties|fifties|sixties|"
                         r"seventies|eighties|nineties|[1-9]0\W?s)\b", re.IGNORECASE)
 _CLAIM_AGE = re.compile(r"\b(\d{1,3})(?:\s+|-)years?(?:\s+|-)old\b|\baged?\s+(\d{1,3})\b|\b(\d{1,3})-year-old\b", re.IGNORECASE)
-_SCALE_WORD = {"k": 1e3, "thousand": 1e3, "m": 1e6, "million": 1e6, "bn": 1e9, "billion": 1e9}
 _COUNT = re.compile(r"(?<![\w.,/:$£€-])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s*(k|thousand|million|bn|billion)?(?![\w.,/:%-])", re.IGNORECASE)
 _POWERS = {"tens": 10, "hundreds": 100, "thousands": 1e3, "millions": 1e6, "billions": 1e9}
 # (pattern, low, high) for ranges stated in words; "of thousands" after "tens"/"hundreds" scales them
@@ -68,8 +67,10 @@ _UNIT_AFTER = re.compile(r"\s*([A-Za-z$£€₹]+\$?)")
 
 @lru_cache(maxsize=65536)
 def specific_values(claim: str) -> tuple[Specific, ...]:
-    """The claim's versions and addresses, calendar dates with a day, and clock times."""
+    """The claim's versions and addresses, calendar dates with a day, clock times, and numbers (ages, quantities,
+    counts) not inside one of those."""
     out: list[Specific] = []
+    taken: list[tuple[int, int]] = []  # where the versions, dates and times are written: their digits are no counts
     for m in _DOTTED.finditer(claim):
         parts = tuple(int(p) for p in m.group("num").split("."))
         name = m.group("name") or ""
@@ -77,25 +78,23 @@ def specific_values(claim: str) -> tuple[Specific, ...]:
             # the product's name: the last capitalised word before the number ("Node" in "Node.js version is 20.11.1")
             named = [w for w in re.findall(r"\b([A-Z][A-Za-z]*)[\w.+-]*", claim[: m.start("num")]) if w.lower() not in _NOT_NAMES]
             out.append(Specific((m.group("v") or "") + m.group("num"), "version", parts, named[-1] if named else ""))
-    for d in find_dates(claim):
+            taken.append((m.start("num"), m.end("num")))
+    for d in find_dates(claim, foreign=False):  # a claim's months are English ("2 Mayo Clinic sites" is no date)
         for year, month, day in d.readings:
             out.append(Specific(d.text, "date", (year or 0, month, day)))
+        taken.append((d.start, d.end))
     for m in CLOCK.finditer(claim):
         hour, half = int(m.group(1)), (m.group(3) or "").lower()[:1]
         if hour <= 23:
             out.append(Specific(m.group(0), "time", (hour24(hour, half),)))
-    out.extend(_claim_numbers(claim, [(a, b) for a, b in _taken(out, claim)]))
+            taken.append((m.start(), m.end()))
+    out.extend(_claim_numbers(claim, taken))
     return tuple(out)
 
 
-def _taken(values: list[Specific], claim: str) -> list[tuple[int, int]]:
-    """Where the claim's versions, dates and times are written (their digits are not counts)."""
-    spans = []
-    for v in values:
-        at = claim.find(v.text)
-        if at >= 0:
-            spans.append((at, at + len(v.text)))
-    return spans
+def _count(m: re.Match) -> float:
+    """A :data:`_COUNT` match's value, its scale word applied ("3.5k" -> 3500)."""
+    return float(m.group(1).replace(",", "")) * SCALE_WORDS.get((m.group(2) or "").lower(), 1.0)
 
 
 def _claim_numbers(claim: str, taken: list[tuple[int, int]]) -> list[Specific]:
@@ -117,7 +116,7 @@ def _claim_numbers(claim: str, taken: list[tuple[int, int]]) -> list[Specific]:
     for m in _COUNT.finditer(claim):
         if not free(m.start(), m.end()):
             continue
-        value = float(m.group(1).replace(",", "")) * _SCALE_WORD.get((m.group(2) or "").lower(), 1.0)
+        value = _count(m)
         if m.group(2) is None and "." not in m.group(1) and 1900 <= value <= 2100:
             continue  # a year
         if value >= 2:
@@ -170,11 +169,11 @@ def _coarser_number(value: Specific, sentence: str) -> bool:
 @lru_cache(maxsize=8192)
 def _written_numbers(sentence: str) -> tuple[tuple[float, str, int], ...]:
     """(amount, dimension, offset) of each quantity and count of 2 or more written in digits in ``sentence``."""
-    out = [(q.value, q.dimension, q.start) for q in find_quantities(sentence)]
-    spans = [(q.start, q.end) for q in find_quantities(sentence)]
+    quantities = find_quantities(sentence)
+    out = [(q.value, q.dimension, q.start) for q in quantities]
     for m in _COUNT.finditer(sentence):
-        if not any(a <= m.start() < b for a, b in spans):
-            value = float(m.group(1).replace(",", "")) * _SCALE_WORD.get((m.group(2) or "").lower(), 1.0)
+        if not any(q.start <= m.start() < q.end for q in quantities):
+            value = _count(m)
             if value >= 2:
                 out.append((value, "", m.start()))
     return tuple(out)
@@ -215,7 +214,7 @@ def _written_ranges(sentence: str) -> tuple[tuple[float, float, str, int, int], 
             c = _COUNT.match(rest)
             if not c:
                 continue
-            number, dimension, end = float(c.group(1).replace(",", "")) * _SCALE_WORD.get((c.group(2) or "").lower(), 1.0), "", m.end() + c.end()
+            number, dimension, end = _count(c), "", m.end() + c.end()
         if dimension == "temperature" or number <= 0:
             continue
         if cue in ("over", "more than", "upwards of", "at least", "above", "in excess of"):

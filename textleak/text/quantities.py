@@ -73,7 +73,8 @@ _CURRENCY = {"rs": "inr", "$": "usd", "usd": "usd", "dollars": "usd", "dollar": 
              "₽": "rub", "rub": "rub", "₴": "uah", "uah": "uah", "mxn": "mxn", "kes": "kes", "ksh": "kes", "aed": "aed", "sgd": "sgd",
              "huf": "huf", "ca$": "cad", "us$": "usd", "au$": "aud", "nz$": "nzd", "hk$": "hkd", "sg$": "sgd", "s$": "sgd"}
 _AMBIGUOUS_AFTER_SPACE = frozenset({"in", "s", "d", "y", "h", "st", "mo", "l", "b", "mi", "ki", "gi", "ti"})
-_MULTIPLIER = {"lakh": 1e5, "lakhs": 1e5, "lac": 1e5, "lacs": 1e5, "lpa": 1e5, "crore": 1e7, "cr": 1e7, "k": 1e3, "thousand": 1e3, "m": 1e6, "mn": 1e6, "million": 1e6, "bn": 1e9, "billion": 1e9}
+#: scale words after an amount ("28.5k", "3.5 lakh", "2 million") and their factors (also read by :mod:`textleak.text.coarse`)
+SCALE_WORDS = {"lakh": 1e5, "lakhs": 1e5, "lac": 1e5, "lacs": 1e5, "lpa": 1e5, "crore": 1e7, "cr": 1e7, "k": 1e3, "thousand": 1e3, "m": 1e6, "mn": 1e6, "million": 1e6, "bn": 1e9, "billion": 1e9}
 
 _NUM = r"\d{1,2}(?:,\d{2})+,\d{3}(?:\.\d+)?|\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+"  # Indian grouping too: 3,50,000
 _unit_names = sorted((u for u in _UNITS if u not in ("'", '"', "\u2032", "\u2033")), key=len, reverse=True)
@@ -214,7 +215,7 @@ def find_quantities(text: str) -> tuple[Quantity, ...]:
         if currency is None:
             continue
         value, decimals = _number(number, money=True)
-        value *= _MULTIPLIER.get((mult or "").lower(), 1.0)
+        value *= SCALE_WORDS.get((mult or "").lower(), 1.0)
         out.append(Quantity(m.start(), m.end(), m.group(0), value, "money:" + currency, "money", decimals))
     out.sort(key=lambda q: q.start)
     return tuple(out)
@@ -228,7 +229,7 @@ def bare_amounts(text: str) -> tuple[float, ...]:
     for m in _BARE_AMOUNT.finditer(text):
         scale = m.group(2).lower()
         scale = {"lakhs": "lakh", "lacs": "lac", "grand": "thousand"}.get(scale, scale)
-        out.append(_number(m.group(1))[0] * _MULTIPLIER[scale])
+        out.append(_number(m.group(1))[0] * SCALE_WORDS[scale])
     return tuple(out)
 
 
