@@ -378,3 +378,62 @@ def test_numeric_dumps_are_no_money_and_end_in_one_amount(text, money):
     from textleak.text.quantities import find_quantities
 
     assert [(q.value, q.dimension) for q in find_quantities(text) if q.dimension.startswith("money")] == money
+
+
+@pytest.mark.parametrize("claim, text, rival", [
+    ("The user's GPA is 3.4.", "i'm a sophomore, gpa 2.4, and this is my third extension", "2.4"),
+    ("The police report number is 24-318877.", "Police report number is 24-318787.", "318787"),
+    ("The user was charged €380 for the scratch.", "They charged me €38 for a scratch on the front bumper.", "38"),
+    ("The user has 14 EMIs left to pay.", "EMI is ₹21,100 and only 4 EMIs are left.", "4"),
+    ("The member has 48,210 points.", '"tier": "GOLD", "points": 4821,', "4821"),
+    ("The user has worked at Shopify since March 2021.", "Backend engineer at Shopify since March 2023 (Go, Kafka).", "2023"),
+    ("The crashing pod is ledger-worker-7d9f8c6b5-x2kqp.", "ledger-worker-7d9f8c6b5-x2kqq   0/1   CrashLoopBackOff", "ledger-worker-7d9f8c6b5-x2kqq"),
+])
+def test_a_near_miss_where_the_claims_value_is_written_nowhere_is_a_rival(claim, text, rival):
+    """Rule R: one digit or character changed, dropped or swapped, in the claim's slot, and the claim's own value
+    written nowhere in the text: another value, which the cross-encoder reads through."""
+    from textleak.judges.values import rival_value
+
+    assert rival_value(claim, text, text) == rival
+
+
+@pytest.mark.parametrize("claim, text", [
+    ("The user will attend the conference from 12 to 15 June 2025.", "I'll attend the summit from 12.06.2025 to 15 June 2025."),  # 12 is the date's day
+    ("Nuala Keane's phone number is 086 555 0133.", '"full_name": "Nuala Keane", "phone": "+353 86 555 0133"'),  # found in another form
+    ("The rent is 3,200 zł a month.", "rent 3 200 zł miesięcznie plus media."),  # spaces between thousands
+    ("His CSF protein is 1.8 g/L.", "His spinal fluid protein is 180 mg/dL."),  # another unit
+    ("She takes lithium 900 mg daily.", "She has taken 300 mg of lithium carbonate three times a day."),  # arithmetic
+    ("The user's GPA is 3.4.", "The user earned 2.4 credits in chemistry; her GPA is not stated."),  # another slot
+    ("The user has 14 EMIs left to pay.", "The user pays 4 times a year."),
+    ("The user's GPA is 3.4.", "Her GPA is 3.4 and she studies at 2.4 times the pace."),  # the claim's value is written
+    ("The container's memory limit is 512Mi.", "resources:\n  limits:\n    memory: 512Mi"),
+])
+def test_no_rival_where_the_value_is_written_or_the_slot_differs(claim, text):
+    from textleak.judges.values import rival_value
+
+    assert rival_value(claim, text, text) is None
+
+
+@pytest.mark.slow
+def test_nli_judge_rates_a_near_miss_value_no_better_than_similar():
+    """The cross-encoder reads "24-318787" as the claim's "24-318877" (p(same) 0.9998): rated 2, with the rival
+    in the detail; the claim's own value keeps its 1."""
+    from textleak.judges import make_judge
+
+    judge = make_judge("nli")
+    claim = "The police report number is 24-318877."
+    changed, same = judge.rate([[claim], [claim]], ["Police report number is 24-318787.", "Police report number is 24-318877."])
+    assert changed[0].rating == 2 and "318787" in changed[0].detail["rival"], changed[0]
+    assert changed[0].score >= 0.5
+    assert same[0].rating == 1
+
+
+def test_a_long_code_is_found_in_other_spacing():
+    """Rule SP: an IBAN or account number written with or without its spaces is the same value; a digit changed is not."""
+    spaced = "Connacht Flour Mills' IBAN is IE64 IRCE 9205 0112 3456 78."
+    assert value_verdict(spaced, "Suppliers include Connacht Flour Mills (IBAN IE64IRCE92050112345678).").cap == 1
+    joined = "The supplier IBAN is IE64IRCE92050112345678."
+    assert value_verdict(joined, "Pay Connacht Flour Mills at IE64 IRCE 9205 0112 3456 78 every Friday.").cap == 1
+    assert value_verdict(joined, "Pay Connacht Flour Mills at IE64 IRCE 9205 0112 3456 79 every Friday.").cap == 3
+    # a short code is not looked for across tokens: "AB 12 34" is not "AB1234" written by chance
+    assert value_verdict("The user's code is AB1234.", "Rooms AB 12 34 are booked.").cap == 3

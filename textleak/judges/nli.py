@@ -76,7 +76,7 @@ import numpy as np
 from textleak.encoder_inputs import EncoderInputs, pad_rows
 from textleak.judges.base import NOT_JUDGED, ClaimRating, Judge, normalise
 from textleak.judges.embedding import EmbeddingJudge
-from textleak.judges.values import FRAME_WORDS, NEGATION, ValueVerdict, negates_words, reader_view, value_verdict
+from textleak.judges.values import FRAME_WORDS, NEGATION, ValueVerdict, negates_words, reader_view, rival_value, value_verdict
 from textleak.registry import judges
 from textleak.text import extract_numbers, split_sentences
 from textleak.text.language import detect_language
@@ -89,7 +89,7 @@ WEIGHTS_DIR = Path(__file__).resolve().parent / "weights" / "nli"
 # The version of the rules around the model (values, reader's view, markers): part of describe(), hence of
 # every rating cache key, so ratings cached under older rules are recomputed. Bump it when a rule changes
 # what a rating, or its status, is.
-RULES_VERSION = "2026-11-29.18"
+RULES_VERSION = "2026-11-29.19"
 # the score of a claim rated 1 because its values are written together where the model finds no contradiction:
 # at most half-way between "same" (0) and "similar" (0.5)
 STATED_AT_VALUES_SCORE = 0.25
@@ -888,6 +888,12 @@ class NLIJudge(Judge):
                         results[i][j] = ClaimRating(1, min(rating.score, confirmed[(i, j)], STATED_AT_VALUES_SCORE), rating.status,
                                                     {**rating.detail, "stated_at_values": "every value of the claim is written in one "
                                                      "sentence, which the cross-encoder does not read as unsupported (p(unsupported) < 0.5)"})
+                    rating = results[i][j]
+                    if rating.rating == 1 and "p" in rating.detail and (rival := rival_value(claim, rating.detail["span"], doc)):
+                        # the span writes another value where the claim's is: a slip the cross-encoder reads through
+                        results[i][j] = ClaimRating(2, max(rating.score, normalise(2)), rating.status,
+                                                    {**rating.detail, "rival": f"the span writes {rival!r} where the claim's value is, "
+                                                     "and the text writes the claim's nowhere: not stated"})
         return results  # type: ignore[return-value]
 
 

@@ -36,7 +36,9 @@ Names are read as a reader reads them: in any script, without their accents ("Kr
 Zenith Bank). A name of one word must match exactly (Renata and Renato are two people), and so must
 every digit.
 
-The rules only ever lower ratings (toward leakage). A value the claim shares with another person's
+The rules only ever lower ratings (toward leakage), but one: :func:`rival_value`, a near miss where the claim's
+value is written nowhere ("24-318787" for "24-318877"), which the cross-encoder reads as the value itself; such a
+claim is rated 2, not 1. A value the claim shares with another person's
 record in the same text is not told apart: the rubric rates what the text says, and a chance match
 of an identifier is rare.
 """
@@ -50,6 +52,7 @@ from functools import cached_property, lru_cache
 from typing import Iterator, Sequence
 
 import regex
+from rapidfuzz.distance import OSA
 
 from textleak.text import extract_numbers, rouge_tokens, split_sentences
 from textleak.text.clock import CLOCK, UTC_OFFSET, clock, utc_offset, utc_offsets
@@ -192,6 +195,11 @@ class Value:
     @cached_property
     def spellings(self) -> tuple[tuple[str, ...], ...]:
         return (self.tokens, self.and_tokens) if self.and_tokens else (self.tokens,)
+
+    @cached_property
+    def compact(self) -> str:
+        """The value's letters and digits, folded, without what separates them."""
+        return "".join(self.tokens)
 
     @cached_property
     def digits(self) -> str:
@@ -386,6 +394,12 @@ def _contains_misspelt(haystack: tuple[str, ...], needle: tuple[str, ...]) -> bo
     return False
 
 
+def _spaced_code(value: Value) -> bool:
+    """A code long enough to be found in other spacing: 10 letters and digits or more, 6 of them digits (an IBAN,
+    a card, account or licence number); shorter runs could be written by chance across two tokens."""
+    return len(value.compact) >= 10 and sum(c.isdigit() for c in value.compact) >= 6
+
+
 def _found_in(value: Value, sentence: _Sentence) -> bool:
     if value.quantity is not None:
         if any(same_quantity(value.quantity, q) for q in sentence.quantities):
@@ -400,6 +414,8 @@ def _found_in(value: Value, sentence: _Sentence) -> bool:
         return any(clock(m) in sentence.times for m in CLOCK.finditer(value.text))
     if value.kind in ("name", "named") and len(value.tokens) > 1 and any("".join(t) in sentence.joined for t in value.spellings):
         return True  # "Fenwick Bio" in "priya.r@fenwickbio.com", "Bramble & Oak" in "shop.brambleandoak.co.uk"
+    if value.kind in ("identifier", "number", "named") and _spaced_code(value) and value.compact in sentence.joined:
+        return True  # a long code in other spacing: "IE64 IRCE 9205 0112 3456 78" in "IE64IRCE92050112345678"
     if value.and_tokens and _contains(sentence.tokens, value.and_tokens):
         return True  # "Bramble & Oak" written "Bramble and Oak"
     if value.kind == "figure":
@@ -565,6 +581,103 @@ def _coarser_verdict(claim: str, document: str, places: bool = False) -> ValueVe
         if v.kind == "name" and (unit := coarser_place_written(v.text, document)) is not None:
             return ValueVerdict(2, (unit,), f"the country or state that holds {v.text} is written in the text (a generalisation)")
     return ValueVerdict(3, (), "")
+
+
+_SLOT_TOKEN = re.compile(r"[^\W\d_]+|\d(?:[\d,.]*\d)?")  # words, and numbers with their separators ("3,200", "38.5")
+_CODE = re.compile(r"[^\W_]+(?:[-_./:][^\W_]+)*")  # "x2kqp", "ledger-worker-7d9f8c6b5-x2kqp", "24-318877"
+_SLOT_REACH = 3  # content words either side of a number that name its slot
+
+
+def _slotted_numbers(text: str) -> list[tuple[str, int, int, frozenset[str], str, str]]:
+    """Each number of ``text`` (canonical, start, end) with the content words within :data:`_SLOT_REACH` tokens
+    either side (its slot), and the first content word after it and before it within two tokens ("" for none)."""
+    tokens = [(m.group(0), m.start(), m.end()) for m in _SLOT_TOKEN.finditer(text)]
+    words = [t.lower() if not t[0].isdigit() and t.lower() not in _FRAME else "" for t, _, _ in tokens]
+    out = []
+    for k, (t, a, b) in enumerate(tokens):
+        if not t[0].isdigit():
+            continue
+        number = next(iter(extract_numbers(t.rstrip(",.")) or {t}))
+        near = [w for w in words[max(0, k - _SLOT_REACH) : k] + words[k + 1 : k + 1 + _SLOT_REACH] if w]
+        after = next((w for w in words[k + 1 : k + 3] if w), "")
+        before = next((w for w in reversed(words[max(0, k - 2) : k]) if w), "")
+        out.append((number, a, b, frozenset(near), after, before))
+    return out
+
+
+_MULTIPLIED = re.compile(r"\b(?:times|twice|thrice|each|per|every)\b|\d\s*[x×]\s*\d|[x×]\s*\d", re.IGNORECASE)
+
+
+def _near_miss(a: str, b: str) -> bool:
+    """Two different numbers or codes a slip apart: one character inserted, deleted, changed or two adjacent ones
+    swapped; two changes between equal-length strings of 4 characters or more ("318877" and "318787")."""
+    if a == b:
+        return False
+    limit = 2 if len(a) == len(b) and len(a) >= 4 else 1
+    return OSA.distance(a, b, score_cutoff=limit) <= limit
+
+
+def _digits_of(number: str) -> str:
+    return number.replace(".", "").replace("-", "")
+
+
+@lru_cache(maxsize=8192)
+def _document_numbers(document: str) -> frozenset[str]:
+    """Every number ``document`` writes, with the days, months and years of its dates ("12.06.2025": 12, 6, 2025)."""
+    found = set(extract_numbers(document))
+    for d in find_dates(document):
+        for y, m, day in d.readings:
+            found.update(str(x) for x in (y, m, day) if x is not None)
+    return frozenset(found)
+
+
+def rival_value(claim: str, span: str, document: str) -> str | None:
+    """The near miss ``span`` writes in the place of a claim's number or code that ``document`` writes nowhere,
+    or None. A number's rival shares its slot (a content word within three tokens; for a number of one or two
+    digits, the first content word after or before it) and its unit, in a span that multiplies nothing ("300 mg
+    three times a day" is 900 mg daily), and is a slip apart ("gpa 2.4" for "GPA is 3.4", "4 EMIs" for
+    "14 EMIs", "EUR 38" for "EUR 380", "24-318787" for "24-318877"); a code's rival (letters and digits, four
+    characters or more) is a slip apart anywhere in the span ("...-x2kqq" for "...-x2kqp"). The cross-encoder
+    reads such a pair as the same fact; a reader sees another value: the claim is not stated (rated no better
+    than 2 by :class:`textleak.judges.nli.NLIJudge`). Values found in the document by :func:`value_verdict`'s
+    readers (another format, unit or spacing) are written, never rivalled."""
+    sentences = _sentences(document)
+    covered = []
+    for v in claim_values(claim):
+        if any(_found_in(v, s) for s in sentences):
+            at = claim.find(v.text)
+            if at >= 0:
+                covered.append((at, at + len(v.text)))
+    written = _document_numbers(document)
+    claim_units = {(q.start, q.end): q.unit for q in find_quantities(claim)}
+    span_units = {(q.start, q.end): q.unit for q in find_quantities(span)}
+
+    def unit_at(units: dict[tuple[int, int], str], a: int, b: int) -> str | None:
+        return next((u for (x, y), u in units.items() if x <= a and b <= y), None)
+
+    rivals = [] if _MULTIPLIED.search(span) else _slotted_numbers(span)  # "300 mg three times a day" is 900 mg daily
+    for number, a, b, slot, after, before in _slotted_numbers(claim):
+        if number in written or any(x <= a and b <= y for x, y in covered):
+            continue
+        unit = unit_at(claim_units, a, b)
+        for other, c, d, other_slot, other_after, other_before in rivals:
+            if unit_at(span_units, c, d) != unit or not _near_miss(_digits_of(number), _digits_of(other)):
+                continue
+            if len(_digits_of(number)) <= 2:  # a small number needs the word beside it: "14 EMIs", "4 EMIs"
+                if (after and after == other_after) or (before and before == other_before):
+                    return span[c:d]
+            elif slot & other_slot:
+                return span[c:d]
+    lowered = document.lower()
+    codes = [m.group(0).lower() for m in _CODE.finditer(span)]
+    for m in _CODE.finditer(claim):
+        code = m.group(0).rstrip(".:").lower()
+        if len(code) < 4 or not any(c.isdigit() for c in code) or not any(c.isalpha() for c in code) or code in lowered \
+                or any(x <= m.start() and m.end() <= y for x, y in covered):
+            continue
+        if (rival := next((c for c in codes if _near_miss(code, c)), None)) is not None:
+            return rival
+    return None
 
 
 def reader_view(document: str, claims: Sequence[str], layout: bool = True) -> str:
