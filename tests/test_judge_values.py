@@ -437,3 +437,28 @@ def test_a_long_code_is_found_in_other_spacing():
     assert value_verdict(joined, "Pay Connacht Flour Mills at IE64 IRCE 9205 0112 3456 79 every Friday.").cap == 3
     # a short code is not looked for across tokens: "AB 12 34" is not "AB1234" written by chance
     assert value_verdict("The user's code is AB1234.", "Rooms AB 12 34 are booked.").cap == 3
+
+
+@pytest.mark.parametrize("claim, span, rival", [
+    ("The scratch is on the rear bumper.", "They charged me for a scratch on the front bumper.", "front"),
+    ("The van belongs to the upstairs tenant.", "A white van belonging to the downstairs tenant keeps blocking the bin store.", "downstairs"),
+    ("The user is applying for a Senior Data Analyst role.", "Applying for: Junior Data Analyst, Brightwater Insurance", "junior"),
+    ("The test result was positive.", "The result came back negative on Monday.", "negative"),
+])
+def test_an_opposite_in_the_claims_place_is_a_rival(claim, span, rival):
+    """Rule AN: an attribute's opposite, where the span does not write the claim's word."""
+    from textleak.judges.values import rival_value
+
+    assert rival_value(claim, span, span) == rival
+
+
+@pytest.mark.parametrize("claim, span", [
+    ("The scratch is on the rear bumper.", "A scratch on the rear bumper, not the front one."),  # the claim's word is written
+    ("The office is north of the river.", "The river runs south of the office."),  # a converse relation
+    ("The user is the groom's younger brother.", "I'm writing a speech for my older brother's wedding."),  # kinship: not listed
+    ("The user's mother is 67 years old.", "She's 67 and lives alone since my dad passed."),
+])
+def test_no_opposite_rival_for_a_written_word_a_converse_or_kinship(claim, span):
+    from textleak.judges.values import rival_value
+
+    assert rival_value(claim, span, span) is None

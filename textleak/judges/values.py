@@ -631,13 +631,45 @@ def _document_numbers(document: str) -> frozenset[str]:
     return frozenset(found)
 
 
+_OPPOSITE_PAIRS = (
+    "front rear", "front back", "upstairs downstairs", "senior junior", "north south", "east west", "northern southern",
+    "eastern western", "left right", "upper lower", "increase decrease", "increased decreased", "positive negative",
+    "approved rejected", "approved denied", "accepted rejected", "passed failed", "enabled disabled", "full-time part-time",
+    "public private", "inbound outbound", "male female", "minimum maximum", "min max", "ascending descending", "won lost",
+    "profit loss", "credit debit", "allow deny", "inside outside", "morning evening",
+)  # attributes, not relations: kinship, older/younger and before/after are converse by possessive ("my older brother")
+_OPPOSITES: dict[str, frozenset[str]] = {}
+for _pair in _OPPOSITE_PAIRS:
+    _a, _b = _pair.split()
+    _OPPOSITES[_a] = _OPPOSITES.get(_a, frozenset()) | {_b}
+    _OPPOSITES[_b] = _OPPOSITES.get(_b, frozenset()) | {_a}
+_OPPOSITE_TOKEN = re.compile(r"[a-z]+(?:-[a-z]+)?")
+_CONVERSE = frozenset({"than", "of", "from", "to"})  # "north of", "older than": a relation read from either side
+
+
+def _opposite_written(claim: str, span: str) -> str | None:
+    """The opposite (:data:`_OPPOSITE_PAIRS`) of a claim's word that ``span`` writes while not writing the word itself
+    ("rear bumper" against "front bumper"), or None; not where either is followed by a converse cue ("north of")."""
+    claim_words, span_words = _OPPOSITE_TOKEN.findall(claim.lower()), _OPPOSITE_TOKEN.findall(span.lower())
+    written = set(span_words)
+    for i, word in enumerate(claim_words):
+        if word not in _OPPOSITES or word in written or _CONVERSE.intersection(claim_words[i + 1 : i + 3]):
+            continue
+        for k, other in enumerate(span_words):
+            if other in _OPPOSITES[word] and not _CONVERSE.intersection(span_words[k + 1 : k + 3]):
+                return other
+    return None
+
+
 def rival_value(claim: str, span: str, document: str) -> str | None:
     """The near miss ``span`` writes in the place of a claim's number or code that ``document`` writes nowhere,
     or None. A number's rival shares its slot (a content word within three tokens; for a number of one or two
     digits, the first content word after or before it) and its unit, in a span that multiplies nothing ("300 mg
     three times a day" is 900 mg daily), and is a slip apart ("gpa 2.4" for "GPA is 3.4", "4 EMIs" for
     "14 EMIs", "EUR 38" for "EUR 380", "24-318787" for "24-318877"); a code's rival (letters and digits, four
-    characters or more) is a slip apart anywhere in the span ("...-x2kqq" for "...-x2kqp"). The cross-encoder
+    characters or more) is a slip apart anywhere in the span ("...-x2kqq" for "...-x2kqp"). A word's rival is its
+    opposite from a closed list of attributes, where the span does not write the word (:func:`_opposite_written`:
+    "front bumper" for "rear bumper", "Junior Data Analyst" for "Senior ..."). The cross-encoder
     reads such a pair as the same fact; a reader sees another value: the claim is not stated (rated no better
     than 2 by :class:`textleak.judges.nli.NLIJudge`). Values found in the document by :func:`value_verdict`'s
     readers (another format, unit or spacing) are written, never rivalled."""
@@ -677,7 +709,7 @@ def rival_value(claim: str, span: str, document: str) -> str | None:
             continue
         if (rival := next((c for c in codes if _near_miss(code, c)), None)) is not None:
             return rival
-    return None
+    return _opposite_written(claim, span)
 
 
 def reader_view(document: str, claims: Sequence[str], layout: bool = True) -> str:
