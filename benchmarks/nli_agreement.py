@@ -9,7 +9,8 @@ Sets: ``calibration-test`` (the held-out split of textleak/data/judge_calibratio
 hand like the evaluation set, by other writers, from other cases; the adapter trains on its train split),
 ``chat-heldout`` (benchmarks/heldout/*.jsonl: chat requests, e-mails, forms, pasted logs and code,
 hand-labelled by eight writers who saw no judge code and no other labelled set; writers C to H joined on
-2026-11-29, D, F, G and H never read by anyone tuning the judge), ``chat-heldout-a`` ... ``chat-heldout-h`` (one writer's file),
+2026-11-29, D, F, G and H never read by anyone tuning the judge), ``chat-heldout-unread`` (D, F, G and H only: the
+honest figure for text the judge was never tuned on), ``chat-heldout-a`` ... ``chat-heldout-h`` (one writer's file),
 ``generated-val`` (the validation records' pairs of textleak.judges.training.pairs, same seed as the
 shipped adapter: records the adapter never saw, but built by the same rules), and any labelled JSONL
 (``--labels``; rows with ``claim``, ``document``, ``gold``, optional ``category`` and ``domain``).
@@ -43,6 +44,9 @@ def make(spec: str):
     return make_judge(name, **options)
 
 
+UNREAD_WRITERS = ("d", "f", "g", "h")  # benchmarks/heldout/: never read by anyone tuning the judge, only scored
+
+
 def load_set(name: str, seed: int):
     from textleak.judges.agreement import LabelledClaim, load_labelled_claims
 
@@ -59,6 +63,9 @@ def load_set(name: str, seed: int):
         hp = manifest["hyper_parameters"]
         pairs = build_pairs(REPO.parent / "shared" / "data", seed=manifest["seed"], per_claim=hp.get("per_claim", 4))
         return [LabelledClaim(p.claim, p.document, p.label, p.domain, f"gen-{k}", "val", p.category) for k, p in enumerate(pairs) if p.split == "val"]
+    if name == "chat-heldout-unread":
+        # the writers whose pairs nobody tuning the judge has read (only scored): the honest chat figure
+        return [item for w in UNREAD_WRITERS for item in load_labelled_claims(REPO / "benchmarks" / "heldout" / f"chat_writer_{w}.jsonl")]
     if name.startswith("chat-heldout-"):  # one writer's file
         return load_labelled_claims(REPO / "benchmarks" / "heldout" / f"chat_writer_{name.removeprefix('chat-heldout-')}.jsonl")
     if name == "chat-heldout":

@@ -208,6 +208,7 @@ def test_reports_name_the_measured_agreement():
     assert "hand-written labels" in phrase and "from other writers" in phrase
     # the direction of its error (or that it has none to speak of), recorded beside the agreement, with each set's lean
     assert ("mean score lies" in phrase or "mean score matches the labels' within 0.005" in phrase) and " on chat requests" in phrase
+    assert "from writers nobody tuning it read" in phrase  # the honest chat figure, beside the one that includes tuned writers
     assert "held-out split" in measured_agreement(make_judge("embedding").describe())
     assert "not measured" in measured_agreement(make_judge("nli", cascade=0.5).describe())
 

@@ -399,7 +399,8 @@ def calibrate_thresholds(
     return float(chosen[0]), float(chosen[1]), float(best[0])
 
 
-_LEAN_SETS = (("eval", "evaluation set"), ("handwritten_test", "other writers' pairs"), ("chat_heldout", "chat requests and pasted logs"))
+_LEAN_SETS = (("eval", "evaluation set"), ("handwritten_test", "other writers' pairs"), ("chat_heldout", "chat requests and pasted logs"),
+              ("chat_heldout_unread", "chat writers nobody tuning it read"))
 
 
 def _score_lean(calibration: dict[str, Any]) -> str:
@@ -424,7 +425,8 @@ def measured_agreement(description: dict[str, Any]) -> str:
     if isinstance(calibration, dict):
         if "eval_spearman" in calibration:
             others = [f"{calibration[f'{name}_spearman']:.2f} on {calibration.get(f'{name}_n', '?')} {label}"
-                      for name, label in (("handwritten_test", "from other writers"), ("chat_heldout", "chat requests and pasted logs"))
+                      for name, label in (("handwritten_test", "from other writers"), ("chat_heldout", "chat requests and pasted logs"),
+                                          ("chat_heldout_unread", "of them from writers nobody tuning it read"))
                       if f"{name}_spearman" in calibration]
             other = f" ({', '.join(others)})" if others else ""
             return (f"Spearman {calibration['eval_spearman']:.2f} with {calibration.get('eval_n', '?')} hand-written labels{other}, "
