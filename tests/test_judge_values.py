@@ -371,10 +371,13 @@ def test_the_review_of_2026_11_29_cases_never_lose_a_written_value():
     assert detect_language("Team roster: Piotr Nowak, Tomasz Wojcik, Katarzyna Zielinska, Agnieszka Kaminska, Marcin Lewandowski").english
 
 
-@pytest.mark.parametrize("text, money", [("100 " * 4000, []), ("100'" * 25000, []), ("1 200 " * 5000 + "zł", [(1200.0, "money:pln")])])
+@pytest.mark.parametrize("text, money", [("100 " * 4000, []), ("100'" * 25000, []), ("1 200 " * 5000 + "zł", [(1200.0, "money:pln")]),
+                                         ("Total 7" + " " * 20000 + "items", [])])
 def test_numeric_dumps_are_no_money_and_end_in_one_amount(text, money):
     """A long run of numbers is no amount of money (digit groups are bounded at four: unbounded, the review measured
-    22 s and 261 s on these), and a currency after it takes one group of thousands, not the whole run."""
+    22 s and 261 s on these), and a currency after it takes one group of thousands, not the whole run. A digit before a
+    long run of spaces (fixed-width dumps) no longer lets the scale word's spaces trade with the currency's (5 s for
+    6,000 spaces, found by the review of stop 40)."""
     from textleak.text.quantities import find_quantities
 
     assert [(q.value, q.dimension) for q in find_quantities(text) if q.dimension.startswith("money")] == money
@@ -382,7 +385,7 @@ def test_numeric_dumps_are_no_money_and_end_in_one_amount(text, money):
 
 @pytest.mark.parametrize("claim, text, rival", [
     ("The user's GPA is 3.4.", "i'm a sophomore, gpa 2.4, and this is my third extension", "2.4"),
-    ("The police report number is 24-318877.", "Police report number is 24-318787.", "318787"),
+    ("The police report number is 24-318877.", "Police report number is 24-318787.", "24-318787"),
     ("The user was charged €380 for the scratch.", "They charged me €38 for a scratch on the front bumper.", "38"),
     ("The user has 14 EMIs left to pay.", "EMI is ₹21,100 and only 4 EMIs are left.", "4"),
     ("The member has 48,210 points.", '"tier": "GOLD", "points": 4821,', "4821"),
@@ -443,7 +446,7 @@ def test_a_long_code_is_found_in_other_spacing():
     ("The scratch is on the rear bumper.", "They charged me for a scratch on the front bumper.", "front"),
     ("The van belongs to the upstairs tenant.", "A white van belonging to the downstairs tenant keeps blocking the bin store.", "downstairs"),
     ("The user is applying for a Senior Data Analyst role.", "Applying for: Junior Data Analyst, Brightwater Insurance", "junior"),
-    ("The test result was positive.", "The result came back negative on Monday.", "negative"),
+    ("The user had a positive COVID test.", "I had a negative COVID test on Monday.", "negative"),
 ])
 def test_an_opposite_in_the_claims_place_is_a_rival(claim, span, rival):
     """Rule AN: an attribute's opposite, where the span does not write the claim's word."""
@@ -462,3 +465,59 @@ def test_no_opposite_rival_for_a_written_word_a_converse_or_kinship(claim, span)
     from textleak.judges.values import rival_value
 
     assert rival_value(claim, span, span) is None
+
+
+@pytest.mark.parametrize("claim, text", [
+    # the review of stop 40: each of these texts states the claim, and each once made a "rival" (1 -> 2)
+    ("The museum had 1,234 visitors.", "The museum had 1 234 visitors."),  # space thousands
+    ("The member has 48,210 points.", "The member has 48.210 points."),  # dot thousands
+    ("The user bought 12 eggs and 112 eggs.", "I bought a dozen eggs and then 112 eggs."),  # the claim's own number
+    ("The user deadlifts 180 kg and squats 80 kg.", "I deadlift 180 kg and squat 176 lb."),  # "80 kg" inside "180 kg"
+    ("The user uses GPT-4 at work.", "At work I use GPT4 every day."),  # a code without its hyphen
+    ("The user's order is #A48213.", "Order A-48213 shipped."),
+    ("The app runs v2.3.1.", "The app runs version 2.3.1."),
+    ("The user's passport number is K1234567.", "Passport: K 1234567, expires 2031."),
+    ("The user's postcode is M1 1AE.", "Postcode M11AE."),
+    ("The user has 12,000 followers.", "I have 12k followers, my friend has 13,000 followers."),  # scale word
+    ("The user paid 300 dollars.", "I paid three hundred dollars, the fee was 30 dollars."),  # number words
+    ("The user's son is 5.5 years old.", "My son is five and a half, his friend is 6.5 years old."),
+    ("The user has type 2 diabetes.", "I was diagnosed with type II diabetes; my sister has type 1."),  # Roman numeral
+    ("The user was born in 1985.", "I was born in '85 (my brother was born in 1986)."),
+    ("The user studied at Leeds from 2014 to 2018.", "Leeds, 2014-18; then I studied at York from 2019."),
+    ("The user's temperature was 38.5 °C.", "Temperatur 38,5 °C, my temperature yesterday 38.4 °C."),  # decimal comma
+    ("The user runs version 3.11.4 of the tool.", "I run version 3.11.4 of the tool, not 3.11.5."),
+    ("The user left Google in 2021.", "I quit Google in 2021, right after my promotion."),  # "left", a verb
+    ("The user is a senior engineer.", "I'm a Sr. engineer and I mentor the junior devs."),  # another noun
+    ("The user lives in northern Italy.", "I live in the north of Italy, in Milan, but grew up in southern Spain."),
+    ("The user's COVID test was not positive.", "My COVID test came back negative."),  # a negated claim
+    ("The user's GP is female.", "My GP is a woman; the male nurse took my bloods."),
+])
+def test_no_rival_where_the_text_states_the_claim_in_another_form(claim, text):
+    from textleak.judges.values import rival_value
+
+    assert rival_value(claim, text, text) is None
+
+
+def test_a_rival_is_the_same_whatever_the_hash_seed():
+    """The number compared is the whole written group ("3.11.4"), never an element picked from a set (which
+    PYTHONHASHSEED reorders): two interpreters with different seeds agree."""
+    import subprocess
+    import sys
+
+    code = ("from textleak.judges.values import rival_value as R; "
+            "print(R('The user runs version 3.11.4 of the tool.', 'I run version 3.11.5 of the tool.', 'I run version 3.11.5 of the tool.'))")
+    outs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env={**__import__("os").environ, "PYTHONHASHSEED": str(seed)},
+                           check=True).stdout.strip() for seed in (0, 1, 2, 7)}
+    assert outs == {"3.11.5"}
+
+
+@pytest.mark.parametrize("claim, text", [
+    ("The user's account number is 1234567890.", "Wire it to account number 12345678901."),
+    ("The user's licence number is AB12345678.", "Lab 12: 345 678 samples processed."),
+    ("The user's membership ID is ab1234567890.", "Tab 12 | 34 | 56 | 78 | 90"),
+    ("The user's phone number is 0412 345 678.", "Batch 041234567812 shipped."),
+])
+def test_a_long_code_in_other_spacing_is_matched_on_whole_tokens_only(claim, text):
+    """Rule SP matches the code's letters and digits where tokens start and end, not inside a longer number or across
+    the middle of a word ("Lab 12: 345 678" is not "AB12345678")."""
+    assert value_verdict(claim, text).cap == 3

@@ -89,7 +89,7 @@ WEIGHTS_DIR = Path(__file__).resolve().parent / "weights" / "nli"
 # The version of the rules around the model (values, reader's view, markers): part of describe(), hence of
 # every rating cache key, so ratings cached under older rules are recomputed. Bump it when a rule changes
 # what a rating, or its status, is.
-RULES_VERSION = "2026-11-29.20"
+RULES_VERSION = "2026-11-29.22"
 # the score of a claim rated 1 because its values are written together where the model finds no contradiction:
 # at most half-way between "same" (0) and "similar" (0.5)
 STATED_AT_VALUES_SCORE = 0.25
@@ -889,8 +889,10 @@ class NLIJudge(Judge):
                                                     {**rating.detail, "stated_at_values": "every value of the claim is written in one "
                                                      "sentence, which the cross-encoder does not read as unsupported (p(unsupported) < 0.5)"})
                     rating = results[i][j]
-                    if rating.rating == 1 and "p" in rating.detail and (rival := rival_value(claim, rating.detail["span"], doc)):
-                        # the span writes another value where the claim's is: a slip the cross-encoder reads through
+                    if rating.rating == 1 and "p" in rating.detail and "values" not in rating.detail and "stated_at_values" not in rating.detail \
+                            and (rival := rival_value(claim, rating.detail["span"], doc)):
+                        # the span writes another value where the claim's is, a slip the cross-encoder reads through; only
+                        # the cross-encoder's own 1 (a 1 that written values earn stays: a naming claim's qualifier)
                         results[i][j] = ClaimRating(2, max(rating.score, normalise(2)), rating.status,
                                                     {**rating.detail, "rival": f"the span writes {rival!r} where the claim's value is, "
                                                      "and the text writes the claim's nowhere: not stated"})

@@ -202,6 +202,12 @@ class Value:
         return "".join(self.tokens)
 
     @cached_property
+    def spaced(self) -> bool:
+        """A code long enough to be found in other spacing: 10 letters and digits or more, 6 of them digits (an IBAN,
+        a card, account or licence number); shorter runs could be written by chance across two tokens."""
+        return len(self.compact) >= 10 and sum(c.isdigit() for c in self.compact) >= 6
+
+    @cached_property
     def digits(self) -> str:
         return re.sub(r"\D", "", self.text)
 
@@ -394,12 +400,6 @@ def _contains_misspelt(haystack: tuple[str, ...], needle: tuple[str, ...]) -> bo
     return False
 
 
-def _spaced_code(value: Value) -> bool:
-    """A code long enough to be found in other spacing: 10 letters and digits or more, 6 of them digits (an IBAN,
-    a card, account or licence number); shorter runs could be written by chance across two tokens."""
-    return len(value.compact) >= 10 and sum(c.isdigit() for c in value.compact) >= 6
-
-
 def _found_in(value: Value, sentence: _Sentence) -> bool:
     if value.quantity is not None:
         if any(same_quantity(value.quantity, q) for q in sentence.quantities):
@@ -414,7 +414,7 @@ def _found_in(value: Value, sentence: _Sentence) -> bool:
         return any(clock(m) in sentence.times for m in CLOCK.finditer(value.text))
     if value.kind in ("name", "named") and len(value.tokens) > 1 and any("".join(t) in sentence.joined for t in value.spellings):
         return True  # "Fenwick Bio" in "priya.r@fenwickbio.com", "Bramble & Oak" in "shop.brambleandoak.co.uk"
-    if value.kind in ("identifier", "number", "named") and _spaced_code(value) and value.compact in sentence.joined:
+    if value.kind in ("identifier", "number", "named") and value.spaced and _aligned_in(value.compact, sentence, suffix=value.kind == "number"):
         return True  # a long code in other spacing: "IE64 IRCE 9205 0112 3456 78" in "IE64IRCE92050112345678"
     if value.and_tokens and _contains(sentence.tokens, value.and_tokens):
         return True  # "Bramble & Oak" written "Bramble and Oak"
@@ -583,29 +583,42 @@ def _coarser_verdict(claim: str, document: str, places: bool = False) -> ValueVe
     return ValueVerdict(3, (), "")
 
 
-_SLOT_TOKEN = re.compile(r"[^\W\d_]+|\d(?:[\d,.]*\d)?")  # words, and numbers with their separators ("3,200", "38.5")
-_CODE = re.compile(r"[^\W_]+(?:[-_./:][^\W_]+)*")  # "x2kqp", "ledger-worker-7d9f8c6b5-x2kqp", "24-318877"
+# words, and numbers with their inner separators ("3,200", "24-318877", "3.11.4"), not digits inside a code ("M1 1AE")
+_SLOT_TOKEN = re.compile(r"[^\W\d_]+|(?<![^\W_])(?<![^\W_][.,/-])\d(?:[\d,./-]*\d)?(?![^\W_])")
+_CODE = re.compile(r"[^\W_]+(?:[-_./:#][^\W_]+)*")  # "x2kqp", "ledger-worker-7d9f8c6b5-x2kqp", "GPT-4"
 _SLOT_REACH = 3  # content words either side of a number that name its slot
+# numbers written in forms the rival search does not read (number words with a scale, "a dozen", "five and a half",
+# "4½", "type II"; digits with a scale word, "'85" and decimal commas it reads): where the text writes one, the
+# claim's number may be there, so no rival is taken
+_OTHER_NUMBER_FORMS = re.compile(r"\b(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\w+teen|\w+ty)[\s-]+"
+                                 r"(?:hundred|thousand|million|billion)\b|\bdozens?\b|\bhalf\b|\bquarter\b|[½¼¾⅓⅔⅛]|"
+                                 r"(?-i:\b(?:II|III|IV|VI|VII|VIII|IX|XI|XII|WWI|WWII)\b)", re.IGNORECASE)
+_MULTIPLIED = re.compile(r"\b(?:times|twice|thrice|each|per|every)\b|\d\s*[x×]\s*\d|[x×]\s*\d", re.IGNORECASE)
+
+
+def _number_key(token: str) -> str:
+    """A written number as one string to compare: thousands commas dropped, a decimal's trailing zeros dropped
+    ("38.50" -> "38.5"), other separators kept ("24-318877", "3.11.4", "148/92")."""
+    key = token.replace(",", "")
+    if re.fullmatch(r"\d+\.\d+", key):
+        key = key.rstrip("0").rstrip(".")
+    return key
 
 
 def _slotted_numbers(text: str) -> list[tuple[str, int, int, frozenset[str], str, str]]:
-    """Each number of ``text`` (canonical, start, end) with the content words within :data:`_SLOT_REACH` tokens
-    either side (its slot), and the first content word after it and before it within two tokens ("" for none)."""
+    """Each number of ``text`` (:func:`_number_key`, start, end) with the content words within :data:`_SLOT_REACH`
+    tokens either side (its slot), and the first content word after it and before it within two tokens ("" for none)."""
     tokens = [(m.group(0), m.start(), m.end()) for m in _SLOT_TOKEN.finditer(text)]
     words = [t.lower() if not t[0].isdigit() and t.lower() not in _FRAME else "" for t, _, _ in tokens]
     out = []
     for k, (t, a, b) in enumerate(tokens):
         if not t[0].isdigit():
             continue
-        number = next(iter(extract_numbers(t.rstrip(",.")) or {t}))
         near = [w for w in words[max(0, k - _SLOT_REACH) : k] + words[k + 1 : k + 1 + _SLOT_REACH] if w]
         after = next((w for w in words[k + 1 : k + 3] if w), "")
         before = next((w for w in reversed(words[max(0, k - 2) : k]) if w), "")
-        out.append((number, a, b, frozenset(near), after, before))
+        out.append((_number_key(t), a, b, frozenset(near), after, before))
     return out
-
-
-_MULTIPLIED = re.compile(r"\b(?:times|twice|thrice|each|per|every)\b|\d\s*[x×]\s*\d|[x×]\s*\d", re.IGNORECASE)
 
 
 def _near_miss(a: str, b: str) -> bool:
@@ -618,45 +631,87 @@ def _near_miss(a: str, b: str) -> bool:
 
 
 def _digits_of(number: str) -> str:
-    return number.replace(".", "").replace("-", "")
+    return re.sub(r"\D", "", number)
 
 
 @lru_cache(maxsize=8192)
 def _document_numbers(document: str) -> frozenset[str]:
-    """Every number ``document`` writes, with the days, months and years of its dates ("12.06.2025": 12, 6, 2025)."""
-    found = set(extract_numbers(document))
+    """Every number ``document`` writes, in every reading a reader may give it (:func:`_number_key`): as tokens, as
+    :func:`extract_numbers` reads them (number words up to ninety-nine), with space or dot thousands ("1 234",
+    "48.210") and decimal commas ("38,5"), amounts with a scale word ("12k"), the days, months and years of its dates
+    ("12.06.2025": 12, 6, 2025), and the full years of "2014-18" and "'85"."""
+    found = {_number_key(m.group(0)) for m in _SLOT_TOKEN.finditer(document) if m.group(0)[0].isdigit()}
+    found |= set(extract_numbers(document))
+    found |= {re.sub(r"[\s.'’\u00a0\u202f]", "", m.group(0)) for m in re.finditer(r"(?<![\d.,])\d{1,3}(?:[ .'’\u00a0\u202f]\d{3})+(?![\d])", document)}
+    found |= {_number_key(m.group(0).replace(",", ".")) for m in re.finditer(r"(?<![\d,.])\d+,\d{1,2}(?![\d])", document)}
+    found |= {_number_key(repr(a) if not float(a).is_integer() else str(int(a))) for a in bare_amounts(document)}
     for d in find_dates(document):
         for y, m, day in d.readings:
             found.update(str(x) for x in (y, m, day) if x is not None)
+    for m in re.finditer(r"\b((?:19|20)\d\d)\s*[-–]\s*(\d\d)\b", document):  # "2014-18": 2018
+        found.add(m.group(1)[:2] + m.group(2))
+    for m in re.finditer(r"'(\d\d)\b", document):  # "'85": 1985 or 2085
+        found.update({"19" + m.group(1), "20" + m.group(1)})
     return frozenset(found)
+
+
+def _aligned_in(compact: str, sentence: _Sentence, suffix: bool = False) -> bool:
+    """Whether ``compact`` (letters and digits, folded) is written in ``sentence`` as whole tokens in other spacing
+    ("K 1234567" for "K1234567"): an occurrence in its joined tokens that starts where a token starts and ends
+    where one ends; ``suffix``: or that ends a token and follows no digit (an IBAN's number in "IE64IRCE9205...")."""
+    starts, ends, at = {0}, set(), 0
+    for t in sentence.tokens:
+        at += len(t)
+        ends.add(at)
+        starts.add(at)
+    joined = sentence.joined
+    i = joined.find(compact)
+    while i >= 0:
+        end = i + len(compact)
+        if end in ends and (i in starts or (suffix and not joined[i - 1].isdigit())):
+            return True
+        i = joined.find(compact, i + 1)
+    return False
 
 
 _OPPOSITE_PAIRS = (
     "front rear", "front back", "upstairs downstairs", "senior junior", "north south", "east west", "northern southern",
     "eastern western", "left right", "upper lower", "increase decrease", "increased decreased", "positive negative",
-    "approved rejected", "approved denied", "accepted rejected", "passed failed", "enabled disabled", "full-time part-time",
-    "public private", "inbound outbound", "male female", "minimum maximum", "min max", "ascending descending", "won lost",
-    "profit loss", "credit debit", "allow deny", "inside outside", "morning evening",
-)  # attributes, not relations: kinship, older/younger and before/after are converse by possessive ("my older brother")
+    "approved rejected", "approved denied", "accepted rejected", "enabled disabled", "full-time part-time",
+    "public private", "inbound outbound", "male female", "minimum maximum", "ascending descending",
+    "profit loss", "credit debit", "inside outside", "morning evening",
+)  # attributes, not relations: kinship, older/younger and before/after are converse by possessive ("my older brother");
+# words that are also verbs or units (passed/failed, won/lost, min/max) are left out; "left" is read only before the noun
+# that "right" precedes in the span ("left knee", "right knee"), never as a verb ("left Google", "right after")
 _OPPOSITES: dict[str, frozenset[str]] = {}
 for _pair in _OPPOSITE_PAIRS:
     _a, _b = _pair.split()
     _OPPOSITES[_a] = _OPPOSITES.get(_a, frozenset()) | {_b}
     _OPPOSITES[_b] = _OPPOSITES.get(_b, frozenset()) | {_a}
 _OPPOSITE_TOKEN = re.compile(r"[a-z]+(?:-[a-z]+)?")
-_CONVERSE = frozenset({"than", "of", "from", "to"})  # "north of", "older than": a relation read from either side
+_CONVERSE = frozenset({"than", "of", "from", "to"})
+_NOT = re.compile(r"\b(?:not|no|never|none|neither|nor|without)\b|n['’]t\b", re.IGNORECASE)  # "negative" itself is an opposite here
 
 
-def _opposite_written(claim: str, span: str) -> str | None:
-    """The opposite (:data:`_OPPOSITE_PAIRS`) of a claim's word that ``span`` writes while not writing the word itself
-    ("rear bumper" against "front bumper"), or None; not where either is followed by a converse cue ("north of")."""
+def _opposite_written(claim: str, span: str, document: str) -> str | None:
+    """The opposite (:data:`_OPPOSITE_PAIRS`) of a claim's word that ``span`` writes before the same content word as the
+    claim's ("front bumper" for "rear bumper", "Junior Data Analyst" for "Senior Data Analyst"; not before "of", "than",
+    "from", "to": "north of the river" is "the river is south of ..."), where ``document`` does not
+    write the claim's word and neither the claim nor the span has a negation ("not", "no", "never", "n't": a
+    negated opposite states the claim, "not positive" is "negative"), or None."""
+    if _NOT.search(claim) or _NOT.search(span):
+        return None
     claim_words, span_words = _OPPOSITE_TOKEN.findall(claim.lower()), _OPPOSITE_TOKEN.findall(span.lower())
-    written = set(span_words)
+    written = set(_OPPOSITE_TOKEN.findall(document.lower()))
     for i, word in enumerate(claim_words):
-        if word not in _OPPOSITES or word in written or _CONVERSE.intersection(claim_words[i + 1 : i + 3]):
+        if word not in _OPPOSITES or word in written:
+            continue
+        head = next((w for w in claim_words[i + 1 :] if w not in _FRAME), "")
+        if not head or _CONVERSE.intersection(claim_words[i + 1 : i + 2]):  # a relation read from either side: "north of"
             continue
         for k, other in enumerate(span_words):
-            if other in _OPPOSITES[word] and not _CONVERSE.intersection(span_words[k + 1 : k + 3]):
+            if other in _OPPOSITES[word] and not _CONVERSE.intersection(span_words[k + 1 : k + 2]) \
+                    and next((w for w in span_words[k + 1 :] if w not in _FRAME), "") == head:
                 return other
     return None
 
@@ -664,52 +719,55 @@ def _opposite_written(claim: str, span: str) -> str | None:
 def rival_value(claim: str, span: str, document: str) -> str | None:
     """The near miss ``span`` writes in the place of a claim's number or code that ``document`` writes nowhere,
     or None. A number's rival shares its slot (a content word within three tokens; for a number of one or two
-    digits, the first content word after or before it) and its unit, in a span that multiplies nothing ("300 mg
-    three times a day" is 900 mg daily), and is a slip apart ("gpa 2.4" for "GPA is 3.4", "4 EMIs" for
-    "14 EMIs", "EUR 38" for "EUR 380", "24-318787" for "24-318877"); a code's rival (letters and digits, four
-    characters or more) is a slip apart anywhere in the span ("...-x2kqq" for "...-x2kqp"). A word's rival is its
-    opposite from a closed list of attributes, where the span does not write the word (:func:`_opposite_written`:
-    "front bumper" for "rear bumper", "Junior Data Analyst" for "Senior ..."). The cross-encoder
-    reads such a pair as the same fact; a reader sees another value: the claim is not stated (rated no better
-    than 2 by :class:`textleak.judges.nli.NLIJudge`). Values found in the document by :func:`value_verdict`'s
-    readers (another format, unit or spacing) are written, never rivalled."""
+    digits, the first content word after or before it) and its unit, is none of the claim's own numbers, and is a
+    slip apart ("gpa 2.4" for "GPA is 3.4", "4 EMIs" for "14 EMIs", "EUR 38" for "EUR 380", "24-318787" for
+    "24-318877"); not where the span multiplies ("300 mg three times a day" is 900 mg daily) or the document writes
+    numbers in forms this search does not read (:data:`_OTHER_NUMBER_FORMS`: words, scale words, Roman numerals,
+    fractions). A code's rival (letters and digits, as the claim's, four characters or more, compared without
+    separators and of the same length) is a slip apart anywhere in the span ("...-x2kqq" for "...-x2kqp"); a code
+    the document writes in other spacing or with other separators ("GPT4" for "GPT-4") has none. A word's rival is
+    its opposite before the same noun (:func:`_opposite_written`). The cross-encoder reads such a pair as the same
+    fact; a reader sees another value: the claim is not stated (rated no better than 2 by
+    :class:`textleak.judges.nli.NLIJudge`)."""
     sentences = _sentences(document)
-    covered = []
+    covered: list[tuple[int, int]] = []
     for v in claim_values(claim):
         if any(_found_in(v, s) for s in sentences):
-            at = claim.find(v.text)
-            if at >= 0:
-                covered.append((at, at + len(v.text)))
-    written = _document_numbers(document)
-    claim_units = {(q.start, q.end): q.unit for q in find_quantities(claim)}
-    span_units = {(q.start, q.end): q.unit for q in find_quantities(span)}
+            covered += [(m.start(), m.end()) for m in re.finditer(rf"(?<![\w.]){re.escape(v.text)}(?![\w])", claim)]
+    if not _MULTIPLIED.search(span) and not _OTHER_NUMBER_FORMS.search(document):
+        written = _document_numbers(document)
+        claim_numbers = _slotted_numbers(claim)
+        own = {n for n, *_ in claim_numbers}
+        claim_units = {(q.start, q.end): q.dimension for q in find_quantities(claim)}
+        span_units = {(q.start, q.end): q.dimension for q in find_quantities(span)}
 
-    def unit_at(units: dict[tuple[int, int], str], a: int, b: int) -> str | None:
-        return next((u for (x, y), u in units.items() if x <= a and b <= y), None)
+        def unit_at(units: dict[tuple[int, int], str], a: int, b: int) -> str | None:
+            return next((u for (x, y), u in units.items() if x <= a and b <= y), None)
 
-    rivals = [] if _MULTIPLIED.search(span) else _slotted_numbers(span)  # "300 mg three times a day" is 900 mg daily
-    for number, a, b, slot, after, before in _slotted_numbers(claim):
-        if number in written or any(x <= a and b <= y for x, y in covered):
-            continue
-        unit = unit_at(claim_units, a, b)
-        for other, c, d, other_slot, other_after, other_before in rivals:
-            if unit_at(span_units, c, d) != unit or not _near_miss(_digits_of(number), _digits_of(other)):
+        rivals = [r for r in _slotted_numbers(span) if r[0] not in own]
+        for number, a, b, slot, after, before in claim_numbers:
+            if number in written or any(x <= a and b <= y for x, y in covered):
                 continue
-            if len(_digits_of(number)) <= 2:  # a small number needs the word beside it: "14 EMIs", "4 EMIs"
-                if (after and after == other_after) or (before and before == other_before):
+            unit = unit_at(claim_units, a, b)
+            for other, c, d, other_slot, other_after, other_before in rivals:
+                if unit_at(span_units, c, d) != unit or not _near_miss(_digits_of(number), _digits_of(other)):
+                    continue
+                if len(_digits_of(number)) <= 2:  # a small number needs the word beside it: "14 EMIs", "4 EMIs"
+                    if (after and after == other_after) or (before and before == other_before):
+                        return span[c:d]
+                elif slot & other_slot:
                     return span[c:d]
-            elif slot & other_slot:
-                return span[c:d]
-    lowered = document.lower()
-    codes = [m.group(0).lower() for m in _CODE.finditer(span)]
+    codes = [(m.group(0), "".join(_tokens(m.group(0)))) for m in _CODE.finditer(span)]
     for m in _CODE.finditer(claim):
-        code = m.group(0).rstrip(".:").lower()
-        if len(code) < 4 or not any(c.isdigit() for c in code) or not any(c.isalpha() for c in code) or code in lowered \
-                or any(x <= m.start() and m.end() <= y for x, y in covered):
+        compact = "".join(_tokens(m.group(0)))
+        if len(compact) < 4 or not any(c.isdigit() for c in compact) or not any(c.isalpha() for c in compact) \
+                or any(x <= m.start() and m.end() <= y for x, y in covered) or any(_aligned_in(compact, s) for s in sentences):
             continue
-        if (rival := next((c for c in codes if _near_miss(code, c)), None)) is not None:
-            return rival
-    return _opposite_written(claim, span)
+        for written_code, other in codes:
+            if len(other) == len(compact) and any(c.isalpha() for c in other) and any(c.isdigit() for c in other) \
+                    and _near_miss(compact, other):
+                return written_code.lower()
+    return _opposite_written(claim, span, document)
 
 
 def reader_view(document: str, claims: Sequence[str], layout: bool = True) -> str:

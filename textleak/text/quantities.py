@@ -102,7 +102,7 @@ _CODES = "usd|gbp|eur|inr|brl|ngn|cad|aud|chf|zar|jpy"
 # codes that are also English words ("try", "ron", "rub", "kes"): in capitals only
 _CAPITAL_CODES = "PLN|SEK|NOK|DKK|CZK|RON|TRY|KRW|RUB|UAH|MXN|KES|AED|SGD|HUF"
 _MONEY = re.compile(rf"(?<![\w.])({_SYMBOL}|(?i:{_CODES}|rs\.?|php|ksh)\s|(?-i:{_CAPITAL_CODES})\s)\s*({_MONEY_NUM_AFTER})\s*({_SCALE})?(?![\w])|"
-                    rf"(?<![\w.])({_MONEY_NUM_BEFORE})\s*({_SCALE})?\s*({_SYMBOL}|{_CODES}|(?-i:{_CAPITAL_CODES})|zł|zl|złotych|zlotys?|kr|kč|dollars?|euros?|rupees|reais|naira|pesos|yen)(?![\w])|"
+                    rf"(?<![\w.])({_MONEY_NUM_BEFORE})(?:\s*({_SCALE}))?\s*({_SYMBOL}|{_CODES}|(?-i:{_CAPITAL_CODES})|zł|zl|złotych|zlotys?|kr|kč|dollars?|euros?|rupees|reais|naira|pesos|yen)(?![\w])|"
                     rf"(?<![\w.])({_NUM})\s*(lpa)(?![\w])", re.IGNORECASE)
 # a bare amount with a scale word and no currency ("rent 28.5k", "850k monthly", "3.5 lac"): read as its value
 _BARE_AMOUNT = re.compile(rf"(?<![\w.])({_NUM})\s*(k|lakhs?|lacs?|lpa|crore|cr|thousand|grand)(?![\w])", re.IGNORECASE)
