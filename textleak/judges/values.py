@@ -593,6 +593,14 @@ _SLOT_REACH = 3  # content words either side of a number that name its slot
 _OTHER_NUMBER_FORMS = re.compile(r"\b(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\w+teen|\w+ty)[\s-]+"
                                  r"(?:hundred|thousand|million|billion)\b|\bdozens?\b|\bhalf\b|\bquarter\b|[½¼¾⅓⅔⅛]|"
                                  r"(?-i:\b(?:II|III|IV|VI|VII|VIII|IX|XI|XII|WWI|WWII)\b)", re.IGNORECASE)
+
+
+@lru_cache(maxsize=8192)
+def _other_number_forms(document: str) -> bool:
+    """Whether ``document`` writes a number in a form the rival search does not read (:data:`_OTHER_NUMBER_FORMS`)."""
+    return _OTHER_NUMBER_FORMS.search(document) is not None
+
+
 _MULTIPLIED = re.compile(r"\b(?:times|twice|thrice|each|per|every)\b|\d\s*[x×]\s*\d|[x×]\s*\d", re.IGNORECASE)
 
 
@@ -605,7 +613,8 @@ def _number_key(token: str) -> str:
     return key
 
 
-def _slotted_numbers(text: str) -> list[tuple[str, int, int, frozenset[str], str, str]]:
+@lru_cache(maxsize=65536)
+def _slotted_numbers(text: str) -> tuple[tuple[str, int, int, frozenset[str], str, str], ...]:
     """Each number of ``text`` (:func:`_number_key`, start, end) with the content words within :data:`_SLOT_REACH`
     tokens either side (its slot), and the first content word after it and before it within two tokens ("" for none)."""
     tokens = [(m.group(0), m.start(), m.end()) for m in _SLOT_TOKEN.finditer(text)]
@@ -618,7 +627,7 @@ def _slotted_numbers(text: str) -> list[tuple[str, int, int, frozenset[str], str
         after = next((w for w in words[k + 1 : k + 3] if w), "")
         before = next((w for w in reversed(words[max(0, k - 2) : k]) if w), "")
         out.append((_number_key(t), a, b, frozenset(near), after, before))
-    return out
+    return tuple(out)
 
 
 def _near_miss(a: str, b: str) -> bool:
@@ -734,7 +743,7 @@ def rival_value(claim: str, span: str, document: str) -> str | None:
     for v in claim_values(claim):
         if any(_found_in(v, s) for s in sentences):
             covered += [(m.start(), m.end()) for m in re.finditer(rf"(?<![\w.]){re.escape(v.text)}(?![\w])", claim)]
-    if not _MULTIPLIED.search(span) and not _OTHER_NUMBER_FORMS.search(document):
+    if not _MULTIPLIED.search(span) and not _other_number_forms(document):
         written = _document_numbers(document)
         claim_numbers = _slotted_numbers(claim)
         own = {n for n, *_ in claim_numbers}
