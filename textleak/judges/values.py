@@ -52,7 +52,6 @@ from functools import cached_property, lru_cache
 from typing import Iterator, Sequence
 
 import regex
-from rapidfuzz.distance import OSA
 
 from textleak.text import extract_numbers, rouge_tokens, split_sentences
 from textleak.text.clock import CLOCK, UTC_OFFSET, clock, utc_offset, utc_offsets
@@ -63,7 +62,7 @@ from textleak.text.negation import NEGATION
 from textleak.text.places import coarser_place_written
 from textleak.text.quantities import Quantity, bare_amounts, find_quantities, same_quantity
 from textleak.text.rewrite import rewrite_as
-from textleak.text.typos import common_words, english_words, one_typo_apart
+from textleak.text.typos import common_words, edits_apart, english_words, one_typo_apart
 
 _EMAIL = r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
 _URL = r"(?:https?://|www\.)[^\s\"'<>()]+"
@@ -170,6 +169,10 @@ _NEGATION = NEGATION
 _SUPPORT_SHARE = 0.6
 
 
+def _digits_of(text: str) -> str:
+    return re.sub(r"\D", "", text)
+
+
 @dataclass(frozen=True)
 class Value:
     """One value of a claim: ``text`` as written, ``kind`` (identifier, quoted, named, name, number,
@@ -209,7 +212,7 @@ class Value:
 
     @cached_property
     def digits(self) -> str:
-        return re.sub(r"\D", "", self.text)
+        return _digits_of(self.text)
 
     @cached_property
     def numbers(self) -> frozenset[str]:
@@ -633,14 +636,7 @@ def _slotted_numbers(text: str) -> tuple[tuple[str, int, int, frozenset[str], st
 def _near_miss(a: str, b: str) -> bool:
     """Two different numbers or codes a slip apart: one character inserted, deleted, changed or two adjacent ones
     swapped; two changes between equal-length strings of 4 characters or more ("318877" and "318787")."""
-    if a == b:
-        return False
-    limit = 2 if len(a) == len(b) and len(a) >= 4 else 1
-    return OSA.distance(a, b, score_cutoff=limit) <= limit
-
-
-def _digits_of(number: str) -> str:
-    return re.sub(r"\D", "", number)
+    return a != b and edits_apart(a, b, 2 if len(a) == len(b) and len(a) >= 4 else 1)
 
 
 @lru_cache(maxsize=8192)
@@ -702,6 +698,11 @@ _CONVERSE = frozenset({"than", "of", "from", "to"})
 _NOT = re.compile(r"\b(?:not|no|never|none|neither|nor|without)\b|n['’]t\b", re.IGNORECASE)  # "negative" itself is an opposite here
 
 
+@lru_cache(maxsize=8192)
+def _opposite_tokens(document: str) -> frozenset[str]:
+    return frozenset(_OPPOSITE_TOKEN.findall(document.lower()))
+
+
 def _opposite_written(claim: str, span: str, document: str) -> str | None:
     """The opposite (:data:`_OPPOSITE_PAIRS`) of a claim's word that ``span`` writes before the same content word as the
     claim's ("front bumper" for "rear bumper", "Junior Data Analyst" for "Senior Data Analyst"; not before "of", "than",
@@ -711,7 +712,7 @@ def _opposite_written(claim: str, span: str, document: str) -> str | None:
     if _NOT.search(claim) or _NOT.search(span):
         return None
     claim_words, span_words = _OPPOSITE_TOKEN.findall(claim.lower()), _OPPOSITE_TOKEN.findall(span.lower())
-    written = set(_OPPOSITE_TOKEN.findall(document.lower()))
+    written = _opposite_tokens(document)
     for i, word in enumerate(claim_words):
         if word not in _OPPOSITES or word in written:
             continue

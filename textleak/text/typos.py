@@ -65,12 +65,16 @@ def common_words(n: int = 1000) -> frozenset[str]:
     return frozenset(_glove_words()[:n])
 
 
+def edits_apart(a: str, b: str, limit: int) -> bool:
+    """``a`` and ``b`` differ by at most ``limit`` edits: insertions, deletions, substitutions or swaps of two
+    adjacent characters (the optimal string alignment distance, rapidfuzz's ``OSA``)."""
+    return OSA.distance(a, b, score_cutoff=limit) <= limit
+
+
 def one_typo_apart(a: str, b: str) -> bool:
-    """``a`` and ``b`` differ by at most one edit: an insertion, deletion, substitution or a swap of two
-    adjacent letters (the optimal string alignment distance, rapidfuzz's ``OSA``). The one definition of a
-    typo that a reader reads through, for the typo repair here and the names of
-    :mod:`textleak.judges.values`."""
-    return OSA.distance(a, b, score_cutoff=1) <= 1
+    """``a`` and ``b`` differ by at most one edit (:func:`edits_apart`). The one definition of a typo that a reader
+    reads through, for the typo repair here and the names of :mod:`textleak.judges.values`."""
+    return edits_apart(a, b, 1)
 
 
 def repair_typos(text: str, vocabulary: Iterable[str]) -> str:
