@@ -149,6 +149,31 @@ def test_invisible_changes_do_not_raise_privacy_under_the_default_judge(disguise
     assert disguised.semantic_privacy <= honest.semantic_privacy + 0.05
 
 
+CHAT_RECORDS = [
+    "My pod ledger-worker-7d9f8c6b5-x2kqp keeps crashing since I moved it to the new cluster. The police report number "
+    "for the break-in at our office is 24-318877, and the dent is on the rear bumper of the company van.",
+    "I'm a sophomore with a GPA of 3.4 and I have 14 EMIs left on my loan of 1 234 dollars. My IBAN is "
+    "IE64 IRCE 9205 0112 3456 78 and I was charged 380 euros for the scratch.",
+]
+
+
+@pytest.mark.parametrize("disguise", [
+    lambda t: "\u200b".join(t),
+    lambda t: t.replace("a", "\u0430").replace("o", "\u043e").replace("e", "\u0435"),
+    lambda t: t.replace("1 234", "1,234").replace("380", "EUR 380,00"),  # the same numbers in another form
+])
+def test_the_near_miss_rule_never_calls_a_released_value_another(disguise):
+    """Rules R and AN move a claim from 1 to 2 (toward privacy) where the text writes another value in its place. On
+    chat records full of numbers and codes, released as they are, disguised with invisible marks or look-alike
+    letters, or with their numbers written another way, they find no rival, and the disguise does not raise privacy."""
+    honest = evaluate_leakage(CHAT_RECORDS, CHAT_RECORDS, use_cache=False, bootstrap=0)
+    disguised = evaluate_leakage(CHAT_RECORDS, [disguise(t) for t in CHAT_RECORDS], use_cache=False, bootstrap=0)
+    assert honest.judge["name"] == "nli"
+    rivals = [c["text"] for report in (honest, disguised) for r in report.records for c in r.claims if "rival" in c.get("detail", {})]
+    assert rivals == []
+    assert disguised.semantic_privacy <= honest.semantic_privacy + 0.05
+
+
 def test_nli_judge_without_its_weights_fails_instead_of_scoring(tmp_path):
     """A missing or foreign adapter is an error naming the folder, never a rating."""
     from textleak.judges import make_judge

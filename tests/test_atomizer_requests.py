@@ -160,3 +160,14 @@ def test_clinical_records_are_untouched(shared_data):
     for text in ("He smokes; he does not drink alcohol.", "An ECG shows sinus tachycardia and low voltage QRS complexes.",
                  "Laboratory studies show:\nHemoglobin 9.8 g/dL\nNa+: 138 mEq/L"):
         assert claims(text) == plain.atomize_one(text)
+
+
+def test_an_amount_with_spaces_between_thousands_is_one_amount():
+    """"1 234 dollars" was claimed as "an amount of 234 dollars", a claim no release states when it writes 1,234:
+    privacy rose with the number's form (found by the adversarial test of stop 40)."""
+    from textleak.atomizers.requests import value_claims
+
+    claims = value_claims("I have a loan of 1 234 dollars and 45 000 euros of savings.")
+    assert "The user mentions an amount of 1 234 dollars." in claims
+    assert "The user mentions an amount of 45 000 euros." in claims
+    assert not any("234 dollars" in c and "1 234" not in c for c in claims)

@@ -100,8 +100,9 @@ _DATE = re.compile(
     rf"\b(?:\d{{1,2}}\s?(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\.?(?:,?\s+\d{{4}})?"
     rf"|{_MONTH}\.?\s+\d{{1,2}}(?:\s?(?:st|nd|rd|th))?(?:,?\s+\d{{4}})?"
     r"|\d{1,4}[-/.]\d{1,2}[-/.]\d{2,4})\b", re.IGNORECASE)
-_MONEY = re.compile(r"(?:[$£€¥₹]\s?\d[\d,.]*(?:\s?(?:million|billion|thousand|k|m|bn))?"
-                    r"|\b\d[\d,.]*\s?(?:million\s|billion\s)?(?:usd|eur|gbp|inr|aed|sar|qar|cad|aud|rmb|cny|jpy|dollars?|euros?|"
+_AMOUNT = r"\d(?:[\d,.]|[ \u00a0\u202f](?=\d{3}(?!\d)))*"  # digits with their separators, spaces between thousands too ("1 234")
+_MONEY = re.compile(rf"(?:[$£€¥₹]\s?{_AMOUNT}(?:\s?(?:million|billion|thousand|k|m|bn))?"
+                    rf"|\b{_AMOUNT}\s?(?:million\s|billion\s)?(?:usd|eur|gbp|inr|aed|sar|qar|cad|aud|rmb|cny|jpy|dollars?|euros?|"
                     r"pounds?|rupees?|riyals?|dirhams?|yuan)\b)", re.IGNORECASE)
 _QUANTITY = re.compile(r"\b\d[\d,.]*(?:\s?-\s?\d[\d,.]*)?\s?(?:[a-z]+\s(?=(?:employees|staff|students|members|people|customers|clients|users)\b))?(?:%|percent|words?|characters?|pages?|years?|months?|weeks?|"
                        r"days?|hours?|minutes?|people|persons|employees|staff|students|members|customers|clients|users|"
