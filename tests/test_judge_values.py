@@ -521,3 +521,22 @@ def test_a_long_code_in_other_spacing_is_matched_on_whole_tokens_only(claim, tex
     """Rule SP matches the code's letters and digits where tokens start and end, not inside a longer number or across
     the middle of a word ("Lab 12: 345 678" is not "AB12345678")."""
     assert value_verdict(claim, text).cap == 3
+
+
+@pytest.mark.parametrize("claim, other, same", [
+    ("The invoice 20931 was for 7 hours of work.", "The invoice 20931 was for 4 hours of work.", "The invoice 20931 was for seven hours of work."),
+    ("Customer 88213 has 5 orders.", "Customer 88213 has 2 orders and lives in Leeds.", "Customer 88213 has 5 orders and lives in Leeds."),
+    ("Order 4471932 contained 3 laptops.", "Order 4471932 contained 2 laptops and a mouse.", "Order 4471932 contained 3 laptops and a mouse."),
+])
+def test_a_sentence_with_the_claims_values_but_another_number_does_not_state_it(claim, other, same):
+    """The values (an invoice, a customer, an order) are written, so the claim is not unsupported; but "4 hours"
+    does not state "7 hours": the value rules allow 2, not 1, and the judge's "stated where its values are
+    written" does not fire on it (it rated the first pair 1 before)."""
+    from textleak.judges import make_judge
+
+    assert value_verdict(claim, other).cap == 2
+    assert value_verdict(claim, same).cap == 1
+    judge = make_judge("nli")
+    changed, stated = judge.rate([[claim], [claim]], [other, same])
+    assert changed[0].rating == 2 and "stated_at_values" not in changed[0].detail, changed[0]
+    assert stated[0].rating == 1

@@ -89,7 +89,7 @@ WEIGHTS_DIR = Path(__file__).resolve().parent / "weights" / "nli"
 # The version of the rules around the model (values, reader's view, markers): part of describe(), hence of
 # every rating cache key, so ratings cached under older rules are recomputed. Bump it when a rule changes
 # what a rating, or its status, is.
-RULES_VERSION = "2026-11-29.22"
+RULES_VERSION = "2026-11-29.23"
 # the score of a claim rated 1 because its values are written together where the model finds no contradiction:
 # at most half-way between "same" (0) and "similar" (0.5)
 STATED_AT_VALUES_SCORE = 0.25
@@ -854,14 +854,16 @@ class NLIJudge(Judge):
             if self.leak_cost != 1:
                 probs = weigh_unsupported(probs, self.leak_cost)
             for (i, j, claim, span, stated_only), p in zip(jobs, probs):
-                if values_span.get((i, j)) == span and p[2] < 0.5:  # not found unsupported where all its values are written
-                    confirmed[(i, j)] = expected_score(p)
                 cap = 1
                 if self.number_guard:
                     missing = extract_numbers(claim, count_word_one=False) - extract_numbers(span)
                     if missing:
                         p = np.asarray([0.0, p[0] + p[1], p[2]])
                         cap = 2
+                if values_span.get((i, j)) == span and p[2] < 0.5 \
+                        and not extract_numbers(claim, count_word_one=False) - extract_numbers(span):
+                    # not found unsupported where all its values are written, nor missing one of its numbers there
+                    confirmed[(i, j)] = expected_score(p)
                 if stated_only and most_probable(p) != 1:  # after the number guard: a guarded "same" is no statement
                     continue
                 score = expected_score(p)

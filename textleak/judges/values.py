@@ -534,8 +534,13 @@ def value_verdict(claim: str, document: str, places: bool = False) -> ValueVerdi
             held[k] = held.get(k, 0) + 1
     where = tuple(sentences[k].text for k in sorted(held, key=lambda k: (-held[k], k)))
     together = len(found) == len(values) and max(held.values()) == len(values)
+    loose = _loose_numbers(claim, values)
+
+    def states_numbers(k: int) -> bool:  # the claim's other numbers are written there too ("7 hours" is not "4 hours")
+        return loose <= sentences[k].numbers
+
     strong = [v for v in values if v.strong]
-    if strong and all(v in found for v in strong) and all(v in found or v.kind == "name" for v in values) \
+    if strong and all(v in found for v in strong) and any(states_numbers(k) for v in strong for k in found[v]) and all(v in found or v.kind == "name" for v in values) \
             and (not others or any(v.kind in ("named", "quoted") for v in strong)) \
             and (claim_negated or not all(_negated_before((v,), sentences[k]) for v in strong for k in found[v])):
         # a naming claim ("The user's Linux username is rickard."): the name is the fact; a qualifier
@@ -545,15 +550,24 @@ def value_verdict(claim: str, document: str, places: bool = False) -> ValueVerdi
         shared = set.intersection(*(set(h) for h in found.values()))
         for k in shared:
             s = sentences[k]
-            if not others or (s.negated == claim_negated and len(others & s.stems) >= _SUPPORT_SHARE * len(others)):
+            if states_numbers(k) and (not others or (s.negated == claim_negated and len(others & s.stems) >= _SUPPORT_SHARE * len(others))):
                 return ValueVerdict(1, names, "the claim's values are written in a sentence that states its relation", where, together)
     if len(found) == len(values) and _ends_with_identifier(claim, values):
         for k in set.intersection(*(set(h) for h in found.values())):
-            if _polarity_near(values, sentences[k], claim_negated):
+            if states_numbers(k) and _polarity_near(values, sentences[k], claim_negated):
                 return ValueVerdict(1, names, "the claim's identifier is written in the text, with no negation near it", where, together)
     if any(v.strong for v in found) or len(found) == len(values):
         return ValueVerdict(2, names, "a value of the claim is written in the text", where, together)
     return _coarser_verdict(claim, document, places)
+
+
+def _loose_numbers(claim: str, values: Sequence[Value]) -> frozenset[str]:
+    """The claim's numbers outside its values ("5" in "Customer 88213 has 5 orders"): a sentence that writes the
+    values states the claim only if it writes these too."""
+    rest = claim
+    for v in values:
+        rest = rest.replace(v.text, " ")
+    return frozenset(extract_numbers(rest, count_word_one=False))
 
 
 @lru_cache(maxsize=8192)
