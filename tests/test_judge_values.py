@@ -540,3 +540,19 @@ def test_a_sentence_with_the_claims_values_but_another_number_does_not_state_it(
     changed, stated = judge.rate([[claim], [claim]], [other, same])
     assert changed[0].rating == 2 and "stated_at_values" not in changed[0].detail, changed[0]
     assert stated[0].rating == 1
+
+
+def test_values_written_together_with_a_doubtful_reading_are_stated_a_clear_rejection_is_not():
+    """Every value in one sentence and the cross-encoder in doubt about the framing ("a small team at Hollis
+    Freight" for "works at Hollis Freight": p(unsupported) 0.50) is rated 1; a sentence the cross-encoder reads as
+    unsupported (p 0.86: "rejected by Hollis Freight") keeps the values' 2."""
+    from textleak.judges import make_judge
+    from textleak.judges.nli import STATED_AT_VALUES_UNSUPPORTED
+
+    judge = make_judge("nli")
+    claim = "The user works at Hollis Freight."
+    team, rejected = judge.rate([[claim], [claim]], ["We're a small team at Hollis Freight in Rotterdam. Our dispatch service crashed.",
+                                                      "I was rejected by Hollis Freight last week after the interview."])
+    assert team[0].rating == 1 and "stated_at_values" in team[0].detail, team[0]
+    assert 0.5 <= team[0].detail["p"][2] < STATED_AT_VALUES_UNSUPPORTED
+    assert rejected[0].rating == 2 and rejected[0].detail["p"][2] >= STATED_AT_VALUES_UNSUPPORTED, rejected[0]

@@ -89,10 +89,14 @@ WEIGHTS_DIR = Path(__file__).resolve().parent / "weights" / "nli"
 # The version of the rules around the model (values, reader's view, markers): part of describe(), hence of
 # every rating cache key, so ratings cached under older rules are recomputed. Bump it when a rule changes
 # what a rating, or its status, is.
-RULES_VERSION = "2026-11-29.23"
+RULES_VERSION = "2026-11-29.24"
 # the score of a claim rated 1 because its values are written together where the model finds no contradiction:
 # at most half-way between "same" (0) and "similar" (0.5)
 STATED_AT_VALUES_SCORE = 0.25
+# ... where the model's p(unsupported) at that sentence is below this: where every value is written together, the
+# cross-encoder's doubt is mostly its reading of the framing ("We're a small team at Hollis Freight" for "The user
+# works at Hollis Freight": 0.50); measured on the tuned and read sets only (docs/judges.md, rule SAV)
+STATED_AT_VALUES_UNSUPPORTED = 0.7
 ADAPTER_FILE = "adapter.safetensors"
 CONFIG_FILE = "config.json"
 MANIFEST_FILE = "manifest.json"
@@ -860,7 +864,7 @@ class NLIJudge(Judge):
                     if missing:
                         p = np.asarray([0.0, p[0] + p[1], p[2]])
                         cap = 2
-                if values_span.get((i, j)) == span and p[2] < 0.5 \
+                if values_span.get((i, j)) == span and p[2] < STATED_AT_VALUES_UNSUPPORTED \
                         and not extract_numbers(claim, count_word_one=False) - extract_numbers(span):
                     # not found unsupported where all its values are written, nor missing one of its numbers there
                     confirmed[(i, j)] = expected_score(p)
@@ -886,10 +890,10 @@ class NLIJudge(Judge):
                     rating = results[i][j]
                     if (i, j) in confirmed and rating.rating == 2 and verdicts[(i, j)].cap == 2:
                         # every value of the claim is written in one sentence, and the cross-encoder reading it finds
-                        # the claim stated or close (p(unsupported) < 0.5): the values anchor the fact
+                        # the claim stated or close (p(unsupported) below STATED_AT_VALUES_UNSUPPORTED): the values anchor the fact
                         results[i][j] = ClaimRating(1, min(rating.score, confirmed[(i, j)], STATED_AT_VALUES_SCORE), rating.status,
                                                     {**rating.detail, "stated_at_values": "every value of the claim is written in one "
-                                                     "sentence, which the cross-encoder does not read as unsupported (p(unsupported) < 0.5)"})
+                                                     f"sentence, which the cross-encoder does not read as unsupported (p(unsupported) < {STATED_AT_VALUES_UNSUPPORTED})"})
                     rating = results[i][j]
                     if rating.rating == 1 and "p" in rating.detail and "values" not in rating.detail and "stated_at_values" not in rating.detail \
                             and (rival := rival_value(claim, rating.detail["span"], doc)):
