@@ -121,11 +121,13 @@ LANDLORD = ("Dear Mr Okafor. You have kept £420 of my £1,150 deposit for carpe
 
 
 @pytest.mark.parametrize("at_values, expected", [([0.2, 0.7, 0.1], 1), ([0.02, 0.94, 0.04], 1), ([0.2, 0.35, 0.45], 1),
-                                                 ([0.3, 0.2, 0.5], 2), ([0.45, 0.0, 0.55], 2), (UNSUPPORTED, 2)])
+                                                 ([0.3, 0.2, 0.5], 1), ([0.45, 0.0, 0.55], 1), ([0.2, 0.1, 0.7], 2),
+                                                 ([0.1, 0.05, 0.85], 2), (UNSUPPORTED, 2)])
 def test_values_written_together_where_the_model_finds_no_contradiction_are_stated(monkeypatch, at_values, expected):
     """'£420' is written, but the claim's relation words (landlord, deducted) are not, so the value rule alone
-    allows 2. Read where the value is: p(unsupported) < 0.5 there makes it 1 (rules 2026-11-29.6: "similar" at a
-    sentence writing every value of the claim, as dated log lines are read, counts); unsupported there, 2."""
+    allows 2. Read where the value is: p(unsupported) below ``STATED_AT_VALUES_UNSUPPORTED`` (0.7, rules .24) there
+    makes it 1 (rules 2026-11-29.6: "similar" at a sentence writing every value of the claim, as dated log lines are
+    read, counts); unsupported there, 2."""
     claim = "The landlord deducted £420 from the deposit."
     verdict = value_verdict(claim, LANDLORD)
     assert verdict.cap == 2 and verdict.together and "£420" in verdict.sentences[0]

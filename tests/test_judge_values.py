@@ -556,3 +556,40 @@ def test_values_written_together_with_a_doubtful_reading_are_stated_a_clear_reje
     assert team[0].rating == 1 and "stated_at_values" in team[0].detail, team[0]
     assert 0.5 <= team[0].detail["p"][2] < STATED_AT_VALUES_UNSUPPORTED
     assert rejected[0].rating == 2 and rejected[0].detail["p"][2] >= STATED_AT_VALUES_UNSUPPORTED, rejected[0]
+
+
+@pytest.mark.parametrize("claim, text, cap", [
+    # negated where the value is written: written (2), not stated (1)
+    ("The user's username is rickard.", "My username is not rickard.", 2),
+    ("The user's username is rickard.", "I'd never pick rickard as a username.", 2),
+    ("The user's username is rickard.", "My username is no longer rickard.", 2),
+    ("The user's username is rickard.", "rickard is not my username, it's my brother's.", 2),
+    ("The user's pseudonym is 'Bluefox'.", "Nobody calls me 'Bluefox'.", 2),
+    ("The PostgreSQL host that pgloader connects to is named 'ariel'.", 'Failed to connect to pgsql at "ariel" (port 5432): could not connect', 1),
+    # a name that is also a word, where the writer capitalises; not inside Mc/Mac names
+    ("The user's brother is named Will.", "My brother says he will visit soon.", 3),
+    ("The user's brother is named Will.", "My brother Will says hi.", 1),
+    ("The user's daughter is named Hope.", "my daughter hope (9) was in back, we took her to the ER.", 1),
+    ("The user's boss is named Donald.", "We had lunch at McDonald's with my boss.", 3),
+    ("The user's friend is named Kenzie.", "My friend and I watched a MacKenzie documentary.", 3),
+    # a name joined without spaces only inside an address or a domain
+    ("The user's tutor is named Ed Ward.", "My tutor Edward Smith is strict.", 3),
+    ("The user works at Green Tree Capital.", "I visited an evergreen tree capital of the region.", 3),
+    ("The user works at Fenwick Bio.", "Reply to priya.r@fenwickbio.com please.", 2),
+    # a longer number only with a country code written apart
+    ("The user's customer ID is 8812345.", "Shipment 98812345 left the warehouse today.", 3),
+    ("The user's phone number is 555 0133.", "Invoice total 15550133 is wrong.", 3),
+    ("The user's phone number is 086 555 0133.", "Call me on +353 86 555 0133.", 1),
+    ("The user's phone number is 800-555-0199.", "Call 1-800-555-0199 now.", 1),
+    # the same unit: a small change is written, not stated; another unit within a conversion's rounding is stated
+    ("The patient weighs 80 kg.", "On admission she weighed 81 kg.", 2),
+    ("The user's rent is £725 per month.", "I rent a flat, rent is £730/month.", 2),
+    ("The patient weighs 80 kg.", "The patient weighs 176 lb.", 1),
+    # identifiers and units parsed whole
+    ("The user's app sends mail through mailer-01.acme.com.", "The relay mailer-01.other.org rejected the message.", 3),
+    ("Her blood pressure is 90/60 mm Hg.", "Her blood pressure is 120/60 mm Hg and pulse 88/min.", 3),
+])
+def test_the_second_review_of_2026_11_29_values_match_only_what_is_written(claim, text, cap):
+    """Constructed cases from a review of the value rules (docs/judges.md, rules .25): each was forced to 1 (or 2) by a
+    false match or a missed negation before."""
+    assert value_verdict(claim, text).cap == cap

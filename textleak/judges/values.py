@@ -34,7 +34,15 @@ and decides, with :func:`value_verdict`, what their presence in the released tex
 Names are read as a reader reads them: in any script, without their accents ("Krakow" is
 "Kraków"), and, for a name of two words or more, through one typo in one word ("Zenit bank" is
 Zenith Bank). A name of one word must match exactly (Renata and Renato are two people), and so must
-every digit.
+every digit. A one-word name that is also a frequent word ("Will", "Rose") counts only where it is
+written capitalised, unless the writer does not capitalise ("my daughter hope"); a name written without
+its spaces counts only inside an address, a domain or a handle ("fenwickbio.com", not "Edward" for "Ed
+Ward"); a long number with more digits counts only when the extra ones are a country code written apart
+("+353 86 ...", not "98812345" for 8812345). A quantity in the same unit must be equal: one within a
+conversion's rounding in the same unit ("EUR 1,245" for EUR 1,240) is a small change, written (not 3)
+but never stated (not 1). A value with a negation right before or after it ("no longer rickard", "rickard
+is not my username") is written, not stated. A sentence states the claim only where it also writes the
+claim's other numbers ("7 hours" is not stated by "4 hours").
 
 The rules only ever lower ratings (toward leakage), but one: :func:`rival_value`, a near miss where the claim's
 value is written nowhere ("24-318787" for "24-318877"), which the cross-encoder reads as the value itself; such a
@@ -67,7 +75,7 @@ from textleak.text.typos import common_words, edits_apart, english_words, one_ty
 _EMAIL = r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
 _URL = r"(?:https?://|www\.)[^\s\"'<>()]+"
 _PATH = r"(?:~|[A-Za-z]:)?(?:[/\\][\w.@-]+){2,}[/\\]?"
-_IDENT = r"\w[\w-]{3,}\w|[A-Za-z][\w-]*(?:[._:@][\w-]+)+|[a-z]{2,}[A-Z][A-Za-z]*|\w+_\w+"
+_IDENT = r"[A-Za-z][\w-]*(?:[._:@][\w-]+)+|\w[\w-]{3,}\w|[a-z]{2,}[A-Z][A-Za-z]*|\w+_\w+"  # "mailer-01.acme.com" whole
 _IDENTIFIER = re.compile(rf"{_EMAIL}|{_URL}|{_PATH}|(?<![\w.])(?:{_IDENT})(?![\w])")
 _QUOTED = re.compile(r"(?<!\w)(['\"`\u2018\u201c])([^'\"`\u2018\u2019\u201c\u201d\n]{1,60}?)(['\"`\u2019\u201d])(?!\w)")
 _SLOTS = (r"user\s?name|login|handle|host\s?name|host|server|machine|computer|laptop|device|e-?mail(?:\s+address)?|alias|nickname|"
@@ -98,7 +106,7 @@ _NOT_NAMES = frozenset(
     "the a an this that these those user users patient patients person people he she his her him i my me we our they their it its "
     "there here mr mrs ms dr doctor prof professor monday tuesday wednesday thursday friday saturday sunday january february march "
     "april may june july august september october november december english spanish french german american british european "
-    "god christmas easter internet ok okay yes no please thanks thank hello hi dear sir madam".split())
+    "god christmas easter internet ok okay yes no please thanks thank hello hi dear sir madam hg".split())
 # content words of a claim that only say which value it is ("The user's name is ...")
 _NAMING_WORDS = frozenset(rouge_tokens("name named call called nicknamed username user login handle host hostname server machine "
                                        "computer email mail address alias nickname password surname first last middle full account "
@@ -266,6 +274,8 @@ def claim_values(claim: str) -> tuple[Value, ...]:
     for d in find_dates(claim, foreign=False):
         add(d.start, d.end, Value(d.text, "date", all(y is not None for y, _, _ in d.readings), date=d))
     for q in find_quantities(claim):
+        if q.unit == "mm" and re.match(r"\s*hg\b", claim[q.end :], re.IGNORECASE):
+            continue  # "90/60 mm Hg" is a blood pressure, not a length of 60 mm
         if q.dimension != "time":  # durations and ages recur in every record: the number guard's business
             add(q.start, q.end, Value(q.text, "quantity", False, q))
     for m in _LONG_NUMBER.finditer(claim):
@@ -331,6 +341,9 @@ class _Sentence:
     amounts: frozenset[float]
     offsets: frozenset[int]
     pieces: frozenset[str]  # the words inside camelCase and hashtag compounds ("#SamAndRuvi2025": sam, and, ruvi)
+    compounds: tuple[str, ...]  # identifiers (addresses, domains, handles), folded, separators dropped: "priyarfenwickbiocom"
+    long_numbers: tuple[str, ...]  # long numbers as written ("+353 86 555 0133"): where a country code may be read
+    words: frozenset[str]  # the words as written, case kept: "Will" is a name where "will" is not
 
 
 @lru_cache(maxsize=8192)
@@ -342,11 +355,18 @@ def _sentences(document: str) -> tuple[_Sentence, ...]:
         numbers = frozenset(extract_numbers(s))
         out.append(_Sentence(s, tokens, frozenset(rouge_tokens(s)), find_quantities(s), find_dates(s), numbers,
                              frozenset(clock(m) for m in CLOCK.finditer(s)), "".join(tokens), digits,
-                             bool(_NEGATION.search(s)), _amounts(s, numbers), utc_offsets(s), _compound_pieces(s)))
+                             bool(_NEGATION.search(s)), _amounts(s, numbers), utc_offsets(s), _compound_pieces(s),
+                             tuple("".join(_tokens(m.group(0))) for m in _COMPOUND_WORD.finditer(s)),
+                             tuple(m.group(0) for m in _LONG_NUMBER.finditer(s)), frozenset(_WORD.findall(s))))
     return tuple(out)
 
 
 _COMPOUND = re.compile(r"\b\w*[a-z][A-Z]\w*")  # a word with a capital after a small letter: "SamAndRuvi2025", "CrumbKettle"
+_NAME_PREFIX = re.compile(r"(?:Mc|Mac|De|Di|Da|Du|La|Le|Van|Von|O)[A-Z][a-z]")  # "McDonald", "MacKenzie", "DeLuca": one name
+# a word with a separator or a capital inside it ("priya.r@fenwickbio.com", "shop.brambleandoak.co.uk", "#SamAndRuvi")
+_COMPOUND_WORD = re.compile(r"[\w#@]*[\w](?:[.@#/_][\w-]+)+|#\w+|\b\w*[a-z][A-Z]\w*")
+_WORD = regex.compile(r"[\p{L}\p{N}]+")
+_ORDINARY_WORDS = 20000  # the most frequent words ("will", "bill", "rose", "grace"): a one-word name among them is read case-sensitively
 _PIECE = re.compile(r"[A-Z][a-z]+|[A-Z]+(?![a-z])|[a-z]+|\d+")
 
 
@@ -354,7 +374,8 @@ def _compound_pieces(sentence: str) -> frozenset[str]:
     """The words inside the sentence's camelCase and hashtag compounds, folded; empty when it writes none."""
     if not _COMPOUND.search(sentence):
         return frozenset()
-    return frozenset(_fold(p) for m in _COMPOUND.finditer(sentence) for p in _PIECE.findall(m.group(0)))
+    return frozenset(_fold(p) for m in _COMPOUND.finditer(sentence) if not _NAME_PREFIX.fullmatch(m.group(0)[:4].rstrip("'"))
+                     and not _NAME_PREFIX.match(m.group(0)) for p in _PIECE.findall(m.group(0)))
 
 
 _WORDS_ONLY = regex.compile(r"\p{L}[\p{L}'’-]*(?:\s+(?:&\s+)?\p{L}[\p{L}'’-]*)+")
@@ -403,20 +424,32 @@ def _contains_misspelt(haystack: tuple[str, ...], needle: tuple[str, ...]) -> bo
     return False
 
 
+def _near_in(value: Value, sentence: _Sentence) -> bool:
+    """A quantity written in the same unit within the rounding a conversion forgives (EUR 1,245 for EUR 1,240, "almost
+    4 GB" for 3.9 GB): a small change, which is written (not 3) but not stated (not 1)."""
+    if value.quantity is None:
+        return False
+    amount = value.quantity.value
+    return any(same_quantity(value.quantity, q, near=True) for q in sentence.quantities) or (
+        value.quantity.dimension.startswith("money:") and any(abs(a - amount) <= 0.005 * amount for a in sentence.amounts))
+
+
 def _found_in(value: Value, sentence: _Sentence) -> bool:
     if value.quantity is not None:
         if any(same_quantity(value.quantity, q) for q in sentence.quantities):
             return True
         amount = value.quantity.value
-        return value.quantity.dimension.startswith("money:") and any(abs(a - amount) <= 0.005 * amount for a in sentence.amounts)
+        return value.quantity.dimension.startswith("money:") and any(abs(a - amount) <= 1e-9 * amount for a in sentence.amounts)
     if value.date is not None:
         return any(same_date(value.date, d) for d in sentence.dates)
     if value.kind == "offset":  # "+0530" in a log's date line is "UTC+05:30"; "+05:30" alone as its clock reading
         return bool(utc_offsets(value.text) & sentence.offsets) or any(clock(m) in sentence.times for m in CLOCK.finditer(value.text))
     if value.kind == "time":
         return any(clock(m) in sentence.times for m in CLOCK.finditer(value.text))
-    if value.kind in ("name", "named") and len(value.tokens) > 1 and any("".join(t) in sentence.joined for t in value.spellings):
-        return True  # "Fenwick Bio" in "priya.r@fenwickbio.com", "Bramble & Oak" in "shop.brambleandoak.co.uk"
+    if value.kind in ("name", "named") and len(value.tokens) > 1 and any("".join(t) in c for t in value.spellings for c in sentence.compounds):
+        # "Fenwick Bio" in "priya.r@fenwickbio.com", "Bramble & Oak" in "shop.brambleandoak.co.uk"; only inside an
+        # address, a domain or a handle: "Ed Ward" is not in "Edward Smith", nor "Green Tree Capital" in "evergreen tree capital"
+        return True
     if value.kind in ("identifier", "number", "named") and value.spaced and _aligned_in(value.compact, sentence, suffix=value.kind == "number"):
         return True  # a long code in other spacing: "IE64 IRCE 9205 0112 3456 78" in "IE64IRCE92050112345678"
     if value.and_tokens and _contains(sentence.tokens, value.and_tokens):
@@ -426,13 +459,46 @@ def _found_in(value: Value, sentence: _Sentence) -> bool:
     if value.kind == "number":
         # the same number with or without its country or area code: "+1 416 555 0139" for "416-555-0139"
         # and a national number's trunk 0 dropped after the country code: "+353 86 555 0133" for "086 555 0133"
+        # and a national number's trunk 0 dropped after the country code: "+353 86 555 0133" for "086 555 0133"; the extra
+        # digits only as a code written apart ("+", "00" or a group of its own), not "98812345" for 8812345
         national = value.digits[1:] if value.digits.startswith("0") else value.digits
-        return any(d.endswith(value.digits) or value.digits.endswith(d) or d.endswith(national)
-                   for d in sentence.digits if min(len(d), len(national)) >= 7)
+        for written in sentence.long_numbers:
+            d = _digits_of(written)
+            if min(len(d), len(national)) < 7:
+                continue
+            if d == value.digits or d == national:
+                return True
+            if (d.endswith(value.digits) or d.endswith(national)) and _country_code(written, len(d) - len(national if d.endswith(national) else value.digits)):
+                return True
+            if value.digits.endswith(d) and _country_code(value.text, len(value.digits) - len(d)):
+                return True
+        return False
     if value.kind in ("name", "named") and len(value.tokens) == 1 and value.tokens[0] in sentence.pieces:
         return True  # "Sam" in "#SamAndRuvi2025"
+    if value.kind in ("name", "named") and len(value.tokens) == 1 and value.text[:1].isupper() and value.tokens[0] in common_words(_ORDINARY_WORDS) \
+            and _capitalises(sentence.text):
+        # "Will", "Bill", "Rose": a name that is also a word counts where the text writes it as a name (capitalised),
+        # unless the writer does not capitalise ("my daughter hope (9) was in back", "i'm grace")
+        return value.text in sentence.words or value.text.upper() in sentence.words
     return _contains(sentence.tokens, value.tokens) or (value.kind in ("name", "named", "quoted") and value.text.lower() != value.text
                                                           and _contains_misspelt(sentence.tokens, value.tokens))
+
+
+def _capitalises(sentence: str) -> bool:
+    """Whether the sentence is written with capitals where English puts them: it opens with one and writes "I" as "I"."""
+    first = next((c for c in sentence if c.isalpha()), "")
+    return first.isupper() and re.search(r"(?<![\w'])i(?![\w'])", sentence) is None
+
+
+def _country_code(written: str, extra: int) -> bool:
+    """Whether the first ``extra`` digits of the number ``written`` are a country or trunk code written apart: after
+    "+" or "00", or a group of their own ("1-800-555-0199"); at most three digits."""
+    if not 0 < extra <= 3:
+        return False
+    stripped = written.strip().lstrip("(")
+    if stripped.startswith("+") or stripped.startswith("00"):
+        return True
+    return re.match(rf"\d{{{extra}}}[\s().-]", stripped) is not None
 
 
 @dataclass(frozen=True)
@@ -487,15 +553,22 @@ def _polarity_near(values: tuple[Value, ...], sentence: _Sentence, claim_negated
 
 
 _NEGATING_TOKENS = frozenset("not never isn wasn aren weren doesn didn don nor".split())  # not "no": "Member no. VF-0093317"
+# before a value, a little further: "I'd never pick rickard", "no longer rickard", "nobody calls me 'Bluefox'"
+_NEGATING_FAR = frozenset("never nobody longer anymore".split())
+# after it: "rickard is not my username", "ariel isn't the host"
+_NEGATED_AFTER = frozenset("not isn wasn aren weren".split())
 
 
 def _negated_before(values: Sequence[Value], sentence: _Sentence) -> bool:
     """Whether every occurrence of ``values`` in ``sentence`` is directly negated (a negation among the two
-    tokens before it: "it's not OOMKilled", "my username isn't rickard"); false where a value is not found as
+    tokens before it: "it's not OOMKilled", "my username isn't rickard"; "never", "nobody", "no longer" a little
+    further; "not" or "isn't" right after it: "rickard is not my username"); false where a value is not found as
     tokens (a joined name, a date in another format): the sentence then keeps its reading."""
     tokens = sentence.tokens
-    starts = [i for i, _ in _occurrences(values, tokens)]
-    return bool(starts) and all(_NEGATING_TOKENS.intersection(tokens[max(0, i - 2) : i]) for i in starts)
+    places = list(_occurrences(values, tokens))
+    return bool(places) and all(_NEGATING_TOKENS.intersection(tokens[max(0, i - 2) : i]) or _NEGATING_FAR.intersection(tokens[max(0, i - 5) : i])
+                                or _NEGATED_AFTER.intersection(tokens[i + n : i + n + 2]) or "anymore" in tokens[i + n : i + n + 6]
+                                for i, n in places)
 
 
 def value_verdict(claim: str, document: str, places: bool = False) -> ValueVerdict:
@@ -511,8 +584,12 @@ def value_verdict(claim: str, document: str, places: bool = False) -> ValueVerdi
     others = content - _NAMING_WORDS
     claim_negated = bool(_NEGATION.search(claim))
     found: dict[Value, list[int]] = {}
+    near = False  # a value found only as a small change: written, never stated
     for v in values:
         hits = [k for k, s in enumerate(sentences) if _found_in(v, s)]
+        if not hits and v.quantity is not None:
+            hits = [k for k, s in enumerate(sentences) if _near_in(v, s)]
+            near = near or bool(hits)
         if not hits and v.kind in ("name", "named", "quoted") and len(v.tokens) > 1 and "\n" in document \
                 and _WORDS_ONLY.fullmatch(v.text) and _across_lines(v.text).search(document):
             # a name a line break splits ("the Crux\nWall climbing gym"): found where its first word is written
@@ -533,11 +610,11 @@ def value_verdict(claim: str, document: str, places: bool = False) -> ValueVerdi
         for k in hits:
             held[k] = held.get(k, 0) + 1
     where = tuple(sentences[k].text for k in sorted(held, key=lambda k: (-held[k], k)))
-    together = len(found) == len(values) and max(held.values()) == len(values)
+    together = len(found) == len(values) and max(held.values()) == len(values) and not near  # near: never stated
     loose = _loose_numbers(claim, values)
 
     def states_numbers(k: int) -> bool:  # the claim's other numbers are written there too ("7 hours" is not "4 hours")
-        return loose <= sentences[k].numbers
+        return not near and loose <= sentences[k].numbers
 
     strong = [v for v in values if v.strong]
     if strong and all(v in found for v in strong) and any(states_numbers(k) for v in strong for k in found[v]) and all(v in found or v.kind == "name" for v in values) \
@@ -550,7 +627,8 @@ def value_verdict(claim: str, document: str, places: bool = False) -> ValueVerdi
         shared = set.intersection(*(set(h) for h in found.values()))
         for k in shared:
             s = sentences[k]
-            if states_numbers(k) and (not others or (s.negated == claim_negated and len(others & s.stems) >= _SUPPORT_SHARE * len(others))):
+            if states_numbers(k) and s.negated == claim_negated and (claim_negated or not _negated_before(tuple(found), s)) \
+                    and (not others or len(others & s.stems) >= _SUPPORT_SHARE * len(others)):
                 return ValueVerdict(1, names, "the claim's values are written in a sentence that states its relation", where, together)
     if len(found) == len(values) and _ends_with_identifier(claim, values):
         for k in set.intersection(*(set(h) for h in found.values())):

@@ -236,10 +236,11 @@ def bare_amounts(text: str) -> tuple[float, ...]:
 _KRONOR = frozenset({"money:kr", "money:sek", "money:nok", "money:dkk"})  # "45 000 kr" is the NOK, SEK or DKK amount
 
 
-def same_quantity(a: Quantity, b: Quantity, rel: float = 0.015) -> bool:
-    """Whether two quantities state the same amount: same dimension, values within ``rel`` of each
-    other or within the rounding of the less precise of the two as written (data sizes: 1 GB and
-    1 GiB are read as the same, as people write them)."""
+def same_quantity(a: Quantity, b: Quantity, rel: float = 0.015, near: bool = False) -> bool:
+    """Whether two quantities state the same amount: same dimension, and in another unit values within ``rel`` of
+    each other (the rounding of a conversion: 80 kg is 176 lb; data sizes: 1 GB and 1 GiB are read as the same, as
+    people write them); in the same unit (in any spelling: "kg", "kilograms"; one currency) equal values, or with
+    ``near`` within ``rel`` too (EUR 1,245 is near EUR 1,240: a small change, not the same amount)."""
     if a.dimension != b.dimension and not {a.dimension, b.dimension} <= _KRONOR:
         return False
     if a.dimension == "data":
@@ -251,6 +252,8 @@ def same_quantity(a: Quantity, b: Quantity, rel: float = 0.015) -> bool:
         return False
     if a.dimension == "temperature":
         return abs(a.value - b.value) <= max(0.06, 0.5 * 10 ** -min(a.decimals, b.decimals) * (5 / 9 if "f" in (a.unit, b.unit) else 1))
+    if not near and _UNITS.get(a.unit, a.unit) == _UNITS.get(b.unit, b.unit):
+        return abs(a.value - b.value) <= 1e-9 * scale  # the same unit: no conversion to forgive, so 80 kg is not 81 kg
     return abs(a.value - b.value) <= rel * scale
 
 
