@@ -341,9 +341,22 @@ class _Sentence:
     amounts: frozenset[float]
     offsets: frozenset[int]
     pieces: frozenset[str]  # the words inside camelCase and hashtag compounds ("#SamAndRuvi2025": sam, and, ruvi)
-    compounds: tuple[str, ...]  # identifiers (addresses, domains, handles), folded, separators dropped: "priyarfenwickbiocom"
-    long_numbers: tuple[str, ...]  # long numbers as written ("+353 86 555 0133"): where a country code may be read
-    words: frozenset[str]  # the words as written, case kept: "Will" is a name where "will" is not
+
+    # read only by a few rules: computed when first asked for
+    @cached_property
+    def compounds(self) -> tuple[str, ...]:
+        """Identifiers (addresses, domains, handles), folded, separators dropped: "priyarfenwickbiocom"."""
+        return tuple("".join(_tokens(m.group(0))) for m in _COMPOUND_WORD.finditer(self.text))
+
+    @cached_property
+    def long_numbers(self) -> tuple[str, ...]:
+        """Long numbers as written ("+353 86 555 0133"): where a country code may be read."""
+        return tuple(m.group(0) for m in _LONG_NUMBER.finditer(self.text))
+
+    @cached_property
+    def words(self) -> frozenset[str]:
+        """The words as written, case kept: "Will" is a name where "will" is not."""
+        return frozenset(_WORD.findall(self.text))
 
 
 @lru_cache(maxsize=8192)
@@ -355,9 +368,7 @@ def _sentences(document: str) -> tuple[_Sentence, ...]:
         numbers = frozenset(extract_numbers(s))
         out.append(_Sentence(s, tokens, frozenset(rouge_tokens(s)), find_quantities(s), find_dates(s), numbers,
                              frozenset(clock(m) for m in CLOCK.finditer(s)), "".join(tokens), digits,
-                             bool(_NEGATION.search(s)), _amounts(s, numbers), utc_offsets(s), _compound_pieces(s),
-                             tuple("".join(_tokens(m.group(0))) for m in _COMPOUND_WORD.finditer(s)),
-                             tuple(m.group(0) for m in _LONG_NUMBER.finditer(s)), frozenset(_WORD.findall(s))))
+                             bool(_NEGATION.search(s)), _amounts(s, numbers), utc_offsets(s), _compound_pieces(s)))
     return tuple(out)
 
 
