@@ -593,3 +593,14 @@ def test_the_second_review_of_2026_11_29_values_match_only_what_is_written(claim
     """Constructed cases from a review of the value rules (docs/judges.md, rules .25): each was forced to 1 (or 2) by a
     false match or a missed negation before."""
     assert value_verdict(claim, text).cap == cap
+
+
+@pytest.mark.parametrize("claim, text, cap", [
+    ("The user's rent is $1,200.", "Our building has 1200 tenants and the rent keeps rising.", 3),
+    ("The invoice total is $3,400.", "The invoice lists 3400 units of paper.", 3),
+    ("The user's rent is $1,200.", "the rent is 1200 a month", 1),
+    ("The user's EMI is ₹11,200.", "my emi 11200 and 14 instalments remain", 1),
+])
+def test_a_number_that_counts_things_is_no_sum_of_money(claim, text, cap):
+    """A bare number is read as the claim's money ("emi 11200") unless it counts things ("1200 tenants")."""
+    assert value_verdict(claim, text).cap == cap

@@ -398,11 +398,26 @@ def _across_lines(name: str) -> re.Pattern:
     return re.compile(r"(?<!\w)" + r"\s+".join(re.escape(w) for w in name.split()) + r"(?!\w)", re.IGNORECASE)
 
 
+_COUNTED = re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+)\s+([a-z]{3,}s)\b")  # "1200 tenants": a number before a plural noun
+_NUMBER_ALONE = re.compile(r"(?<![\w.,])(?:\d{1,3}(?:,\d{3})+|\d+)(?![\w,]|\.\d)")
+_MONEY_PLURALS = frozenset("dollars euros pounds rupees bucks quid pence cents yen francs kronor kroner rand pesos reais zloty lakhs "
+                           "lacs crores thousands millions grand".split())
+
+
 def _amounts(sentence: str, numbers: frozenset[str] | None = None) -> frozenset[float]:
     """Numbers of 100 or more and amounts with a scale word ("28.5k", "3.5 lac"): where a claim's sum of
     money may be written without its currency ("emi 11200", "rent 28.5k"). ``numbers``: the sentence's
     :func:`extract_numbers`, when already computed."""
     plain = {float(n) for n in (extract_numbers(sentence) if numbers is None else numbers) if re.fullmatch(r"\d+(?:\.\d+)?", n)}
+    if plain and _COUNTED.search(sentence):
+        # a number that counts things ("1200 tenants", "3400 units") is no sum of money, unless written again alone
+        def counts(at: int) -> re.Match | None:
+            m = _COUNTED.match(sentence, at)
+            return m if m and m.group(2).lower() not in _MONEY_PLURALS else None
+
+        counted = {float(c) for m in _NUMBER_ALONE.finditer(sentence) if counts(m.start()) for c in extract_numbers(m.group(0))}
+        alone = {float(c) for m in _NUMBER_ALONE.finditer(sentence) if not counts(m.start()) for c in extract_numbers(m.group(0))}
+        plain -= counted - alone
     return frozenset(a for a in plain | set(bare_amounts(sentence)) if a >= 100)
 
 
