@@ -859,13 +859,11 @@ class NLIJudge(Judge):
                 probs = weigh_unsupported(probs, self.leak_cost)
             for (i, j, claim, span, stated_only), p in zip(jobs, probs):
                 cap = 1
-                if self.number_guard:
-                    missing = extract_numbers(claim, count_word_one=False) - extract_numbers(span)
-                    if missing:
-                        p = np.asarray([0.0, p[0] + p[1], p[2]])
-                        cap = 2
-                if values_span.get((i, j)) == span and p[2] < STATED_AT_VALUES_UNSUPPORTED \
-                        and not extract_numbers(claim, count_word_one=False) - extract_numbers(span):
+                missing = extract_numbers(claim, count_word_one=False) - extract_numbers(span)
+                if self.number_guard and missing:
+                    p = np.asarray([0.0, p[0] + p[1], p[2]])
+                    cap = 2
+                if values_span.get((i, j)) == span and p[2] < STATED_AT_VALUES_UNSUPPORTED and not missing:
                     # not found unsupported where all its values are written, nor missing one of its numbers there
                     confirmed[(i, j)] = expected_score(p)
                 if stated_only and most_probable(p) != 1:  # after the number guard: a guarded "same" is no statement

@@ -336,7 +336,6 @@ class _Sentence:
     numbers: frozenset[str]
     times: frozenset[str]
     joined: str
-    digits: frozenset[str]
     negated: bool
     amounts: frozenset[float]
     offsets: frozenset[int]
@@ -363,11 +362,10 @@ class _Sentence:
 def _sentences(document: str) -> tuple[_Sentence, ...]:
     out = []
     for s in split_sentences(document, lowercase_starts=True):
-        digits = frozenset(re.sub(r"\D", "", m.group(0)) for m in _LONG_NUMBER.finditer(s))
         tokens = _tokens(s)
         numbers = frozenset(extract_numbers(s))
         out.append(_Sentence(s, tokens, frozenset(rouge_tokens(s)), find_quantities(s), find_dates(s), numbers,
-                             frozenset(clock(m) for m in CLOCK.finditer(s)), "".join(tokens), digits,
+                             frozenset(clock(m) for m in CLOCK.finditer(s)), "".join(tokens),
                              bool(_NEGATION.search(s)), _amounts(s, numbers), utc_offsets(s), _compound_pieces(s)))
     return tuple(out)
 
@@ -385,8 +383,8 @@ def _compound_pieces(sentence: str) -> frozenset[str]:
     """The words inside the sentence's camelCase and hashtag compounds, folded; empty when it writes none."""
     if not _COMPOUND.search(sentence):
         return frozenset()
-    return frozenset(_fold(p) for m in _COMPOUND.finditer(sentence) if not _NAME_PREFIX.fullmatch(m.group(0)[:4].rstrip("'"))
-                     and not _NAME_PREFIX.match(m.group(0)) for p in _PIECE.findall(m.group(0)))
+    return frozenset(_fold(p) for m in _COMPOUND.finditer(sentence) if not _NAME_PREFIX.match(m.group(0))
+                     for p in _PIECE.findall(m.group(0)))
 
 
 _WORDS_ONLY = regex.compile(r"\p{L}[\p{L}'’-]*(?:\s+(?:&\s+)?\p{L}[\p{L}'’-]*)+")
@@ -450,22 +448,19 @@ def _contains_misspelt(haystack: tuple[str, ...], needle: tuple[str, ...]) -> bo
     return False
 
 
-def _near_in(value: Value, sentence: _Sentence) -> bool:
-    """A quantity written in the same unit within the rounding a conversion forgives (EUR 1,245 for EUR 1,240, "almost
-    4 GB" for 3.9 GB): a small change, which is written (not 3) but not stated (not 1)."""
-    if value.quantity is None:
-        return False
-    amount = value.quantity.value
-    return any(same_quantity(value.quantity, q, near=True) for q in sentence.quantities) or (
-        value.quantity.dimension.startswith("money:") and any(abs(a - amount) <= 0.005 * amount for a in sentence.amounts))
+def _quantity_in(quantity: Quantity, sentence: _Sentence, near: bool = False) -> bool:
+    """Whether ``sentence`` writes ``quantity`` (:func:`same_quantity`; a sum of money also as a bare amount, "emi
+    11200"); ``near``: or within the rounding a conversion forgives in the same unit (EUR 1,245 for EUR 1,240, "almost
+    4 GB" for 3.9 GB), a small change, which is written (not 3) but not stated (not 1)."""
+    if any(same_quantity(quantity, q, near=near) for q in sentence.quantities):
+        return True
+    tolerance = (0.005 if near else 1e-9) * quantity.value
+    return quantity.dimension.startswith("money:") and any(abs(a - quantity.value) <= tolerance for a in sentence.amounts)
 
 
 def _found_in(value: Value, sentence: _Sentence) -> bool:
     if value.quantity is not None:
-        if any(same_quantity(value.quantity, q) for q in sentence.quantities):
-            return True
-        amount = value.quantity.value
-        return value.quantity.dimension.startswith("money:") and any(abs(a - amount) <= 1e-9 * amount for a in sentence.amounts)
+        return _quantity_in(value.quantity, sentence)
     if value.date is not None:
         return any(same_date(value.date, d) for d in sentence.dates)
     if value.kind == "offset":  # "+0530" in a log's date line is "UTC+05:30"; "+05:30" alone as its clock reading
@@ -484,7 +479,6 @@ def _found_in(value: Value, sentence: _Sentence) -> bool:
         return bool(value.numbers & sentence.numbers)
     if value.kind == "number":
         # the same number with or without its country or area code: "+1 416 555 0139" for "416-555-0139"
-        # and a national number's trunk 0 dropped after the country code: "+353 86 555 0133" for "086 555 0133"
         # and a national number's trunk 0 dropped after the country code: "+353 86 555 0133" for "086 555 0133"; the extra
         # digits only as a code written apart ("+", "00" or a group of its own), not "98812345" for 8812345
         national = value.digits[1:] if value.digits.startswith("0") else value.digits
@@ -614,7 +608,7 @@ def value_verdict(claim: str, document: str, places: bool = False) -> ValueVerdi
     for v in values:
         hits = [k for k, s in enumerate(sentences) if _found_in(v, s)]
         if not hits and v.quantity is not None:
-            hits = [k for k, s in enumerate(sentences) if _near_in(v, s)]
+            hits = [k for k, s in enumerate(sentences) if _quantity_in(v.quantity, s, near=True)]
             near = near or bool(hits)
         if not hits and v.kind in ("name", "named", "quoted") and len(v.tokens) > 1 and "\n" in document \
                 and _WORDS_ONLY.fullmatch(v.text) and _across_lines(v.text).search(document):
