@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import stat
 
 import pytest
@@ -172,6 +173,30 @@ def test_the_near_miss_rule_never_calls_a_released_value_another(disguise):
     rivals = [c["text"] for report in (honest, disguised) for r in report.records for c in r.claims if "rival" in c.get("detail", {})]
     assert rivals == []
     assert disguised.semantic_privacy <= honest.semantic_privacy + 0.05
+
+
+FAMILY_RECORDS = [
+    "My brother Will is flying in from Denver on Friday and my son Mark turns 12 the day after. "
+    "Can you help me plan a small party for about 15 kids?",
+    "My manager Rose approved my leave for the wedding, and my daughter Hope will be the flower girl. "
+    "I need a short thank-you note for Rose.",
+]
+
+
+@pytest.mark.parametrize("disguise", [
+    lambda t: re.sub(r"\b(Will|Mark|Rose|Hope)\b", lambda m: m.group(0).lower(), t),  # the names lowered, the rest as written
+    pytest.param(lambda t: t.lower(), marks=pytest.mark.xfail(strict=True, reason=(
+        "known, older than rules .25 (7790326 gives the same 0.126 -> 0.226): the span finder splits sentences only before a "
+        "capital, so an all-lower-case release is read as one long span and the cross-encoder's p(same) is diluted; splitting "
+        "before lower case too (rule LS) cost writers C and E 0.008 and 0.020 (docs/judges.md)"))),
+])
+def test_names_that_are_also_words_lowered_by_a_release_do_not_raise_privacy(disguise):
+    """A one-word name that is a frequent word ("Will", "Mark", "Rose", "Hope") is matched case-sensitively where the
+    writer capitalises, so that "he will visit" does not write a brother named Will (rules .25). A release that lowers
+    the names ("my brother will is flying in") still writes them: privacy stays within 0.05 of the release as written."""
+    honest = evaluate_leakage(FAMILY_RECORDS, FAMILY_RECORDS, use_cache=False, bootstrap=0)
+    disguised = evaluate_leakage(FAMILY_RECORDS, [disguise(t) for t in FAMILY_RECORDS], use_cache=False, bootstrap=0)
+    assert disguised.semantic_privacy <= honest.semantic_privacy + 0.05, (honest.semantic_privacy, disguised.semantic_privacy)
 
 
 def test_nli_judge_without_its_weights_fails_instead_of_scoring(tmp_path):

@@ -570,6 +570,8 @@ def test_values_written_together_with_a_doubtful_reading_are_stated_a_clear_reje
     ("The user's brother is named Will.", "My brother says he will visit soon.", 3),
     ("The user's brother is named Will.", "My brother Will says hi.", 1),
     ("The user's daughter is named Hope.", "my daughter hope (9) was in back, we took her to the ER.", 1),
+    ("The user's brother is named Will.", "My brother will is flying in on Friday.", 1),  # lowered right after its bearer
+    ("The user's colleague Bill approved the budget.", "The colleague who approved the budget bill left.", 3),
     ("The user's boss is named Donald.", "We had lunch at McDonald's with my boss.", 3),
     ("The user's friend is named Kenzie.", "My friend and I watched a MacKenzie documentary.", 3),
     # a name joined without spaces only inside an address or a domain

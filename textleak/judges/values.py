@@ -504,6 +504,19 @@ def _found_in(value: Value, sentence: _Sentence) -> bool:
                                                           and _contains_misspelt(sentence.tokens, value.tokens))
 
 
+def _lowercased_name(claim: str, value: Value, sentences: tuple[_Sentence, ...]) -> list[int]:
+    """The sentences that write a one-word name in lower case right after the claim's word for its bearer ("my brother
+    will is flying in" for "The user's brother is named Will"; not "he will visit"): a name :func:`_found_in` reads
+    only capitalised, lowered by a release, is still written."""
+    at = claim.find(value.text)
+    bearers = {t for t in rouge_tokens(claim[:at]) if t not in _FRAME} if at > 0 else set()
+    if not bearers:
+        return []
+    name = value.tokens[0]
+    return [k for k, s in enumerate(sentences)
+            if any(t == name and i > 0 and bearers.intersection(rouge_tokens(s.tokens[i - 1])) for i, t in enumerate(s.tokens))]
+
+
 def _capitalises(sentence: str) -> bool:
     """Whether the sentence is written with capitals where English puts them: it opens with one and writes "I" as "I"."""
     first = next((c for c in sentence if c.isalpha()), "")
@@ -610,6 +623,8 @@ def value_verdict(claim: str, document: str, places: bool = False) -> ValueVerdi
         if not hits and v.quantity is not None:
             hits = [k for k, s in enumerate(sentences) if _quantity_in(v.quantity, s, near=True)]
             near = near or bool(hits)
+        if not hits and v.kind in ("name", "named") and len(v.tokens) == 1:
+            hits = _lowercased_name(claim, v, sentences)
         if not hits and v.kind in ("name", "named", "quoted") and len(v.tokens) > 1 and "\n" in document \
                 and _WORDS_ONLY.fullmatch(v.text) and _across_lines(v.text).search(document):
             # a name a line break splits ("the Crux\nWall climbing gym"): found where its first word is written
