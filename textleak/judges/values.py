@@ -328,20 +328,47 @@ def claim_values(claim: str) -> tuple[Value, ...]:
 
 @dataclass(frozen=True)
 class _Sentence:
+    """One sentence of a document as the value rules read it. Every field past the words is computed on first
+    use: most claims ask only for one kind of value, and a document's sentences are read once per run."""
+
     text: str
     tokens: tuple[str, ...]
     stems: frozenset[str]
-    quantities: tuple[Quantity, ...]
-    dates: tuple[CalendarDate, ...]
     numbers: frozenset[str]
-    times: frozenset[str]
-    joined: str
-    negated: bool
-    amounts: frozenset[float]
-    offsets: frozenset[int]
-    pieces: frozenset[str]  # the words inside camelCase and hashtag compounds ("#SamAndRuvi2025": sam, and, ruvi)
 
-    # read only by a few rules: computed when first asked for
+    @cached_property
+    def quantities(self) -> tuple[Quantity, ...]:
+        return find_quantities(self.text)
+
+    @cached_property
+    def dates(self) -> tuple[CalendarDate, ...]:
+        return find_dates(self.text)
+
+    @cached_property
+    def times(self) -> frozenset[str]:
+        return frozenset(clock(m) for m in CLOCK.finditer(self.text))
+
+    @cached_property
+    def joined(self) -> str:
+        return "".join(self.tokens)
+
+    @cached_property
+    def negated(self) -> bool:
+        return bool(_NEGATION.search(self.text))
+
+    @cached_property
+    def amounts(self) -> frozenset[float]:
+        return _amounts(self.text, self.numbers)
+
+    @cached_property
+    def offsets(self) -> frozenset[int]:
+        return utc_offsets(self.text)
+
+    @cached_property
+    def pieces(self) -> frozenset[str]:
+        """The words inside camelCase and hashtag compounds ("#SamAndRuvi2025": sam, and, ruvi)."""
+        return _compound_pieces(self.text)
+
     @cached_property
     def compounds(self) -> tuple[str, ...]:
         """Identifiers (addresses, domains, handles), folded, separators dropped: "priyarfenwickbiocom"."""
@@ -360,14 +387,8 @@ class _Sentence:
 
 @lru_cache(maxsize=8192)
 def _sentences(document: str) -> tuple[_Sentence, ...]:
-    out = []
-    for s in split_sentences(document, lowercase_starts=True):
-        tokens = _tokens(s)
-        numbers = frozenset(extract_numbers(s))
-        out.append(_Sentence(s, tokens, frozenset(rouge_tokens(s)), find_quantities(s), find_dates(s), numbers,
-                             frozenset(clock(m) for m in CLOCK.finditer(s)), "".join(tokens),
-                             bool(_NEGATION.search(s)), _amounts(s, numbers), utc_offsets(s), _compound_pieces(s)))
-    return tuple(out)
+    return tuple(_Sentence(s, _tokens(s), frozenset(rouge_tokens(s)), frozenset(extract_numbers(s)))
+                 for s in split_sentences(document, lowercase_starts=True))
 
 
 _COMPOUND = re.compile(r"\b\w*[a-z][A-Z]\w*")  # a word with a capital after a small letter: "SamAndRuvi2025", "CrumbKettle"
