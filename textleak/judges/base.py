@@ -18,6 +18,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from textleak.heap import old_objects_frozen
+
 UNPARSED = "unparsed"
 OK = "ok"
 # a key of ClaimRating.detail: the rating was set by a policy, not by reading the text (released text the judge
@@ -89,7 +91,8 @@ class Judge(ABC):
             else:
                 todo.append(i)
         if todo:
-            rated = self._rate([list(claims[i]) for i in todo], [documents[i] for i in todo], [seeds[i] for i in todo])
+            with old_objects_frozen():
+                rated = self._rate([list(claims[i]) for i in todo], [documents[i] for i in todo], [seeds[i] for i in todo])
             if len(rated) != len(todo):
                 raise RuntimeError(f"judge {self.name} returned {len(rated)} rating lists for {len(todo)} documents")
             for i, rs in zip(todo, rated):
