@@ -8,10 +8,10 @@ Sets: ``calibration-test`` (the held-out split of textleak/data/judge_calibratio
 ``handwritten-test`` (the held-out split of textleak/judges/training/handwritten.jsonl: written by
 hand like the evaluation set, by other writers, from other cases; the adapter trains on its train split),
 ``chat-heldout`` (benchmarks/heldout/*.jsonl: chat requests, e-mails, forms, pasted logs and code,
-hand-labelled by ten writers who saw no judge code and no other labelled set; writers C to J joined on
-2026-11-29, D, F, G, H, I and J never read by anyone tuning the judge), ``chat-heldout-unread`` (D, F, G, H, I and J
-only: the honest figure for text the judge was never tuned on), ``chat-heldout-a`` ... ``chat-heldout-j`` (one
-writer's file),
+hand-labelled by twelve writers who saw no judge code and no other labelled set; writers C to L joined on
+2026-11-29, D, F, G, H, I, J, K and L never read by anyone tuning the judge), ``chat-heldout-unread`` (D, F, G, H, I,
+J, K and L only: the honest figure for text the judge was never tuned on), ``chat-heldout-a`` ... ``chat-heldout-l``
+(one writer's file),
 ``generated-val`` (the validation records' pairs of textleak.judges.training.pairs, same seed as the
 shipped adapter: records the adapter never saw, but built by the same rules), and any labelled JSONL
 (``--labels``; rows with ``claim``, ``document``, ``gold``, optional ``category`` and ``domain``).
@@ -45,7 +45,7 @@ def make(spec: str):
     return make_judge(name, **options)
 
 
-UNREAD_WRITERS = ("d", "f", "g", "h", "i", "j")  # benchmarks/heldout/: never read by anyone tuning the judge, only scored
+UNREAD_WRITERS = ("d", "f", "g", "h", "i", "j", "k", "l")  # benchmarks/heldout/: never read by anyone tuning the judge, only scored
 
 
 def load_set(name: str, seed: int):
