@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from textleak.encoder_inputs import EncoderInputs, pad_rows
+from textleak.encoder_inputs import EncoderInputs, pad_rows, unpadded
 
 pytest.importorskip("transformers")
 
@@ -94,3 +94,27 @@ def test_encode_is_the_models_own_encode():
     cls = SentenceTransformer(modules=[first, Pooling(first.get_word_embedding_dimension(), "cls")], device="cpu")
     assert not _mean_pooled(cls)
     np.testing.assert_allclose(encode(texts, cls), cls.encode(texts, normalize_embeddings=True, convert_to_numpy=True), atol=1e-6)
+
+
+def test_a_batch_without_padding_drops_its_mask_and_reads_the_same():
+    """unpadded: a batch whose rows are all as long as the longest needs no attention mask (the model then builds
+    none); with padding the mask stays. The cross-encoder's states are the same either way, in float32 and bfloat16."""
+    import torch
+
+    from textleak.judges.nli import load_nli_model
+
+    ones = {"input_ids": torch.ones(2, 3, dtype=torch.long), "attention_mask": torch.ones(2, 3, dtype=torch.long)}
+    assert "attention_mask" not in unpadded(ones) and "input_ids" in unpadded(ones)
+    padded = {"input_ids": torch.ones(2, 3, dtype=torch.long), "attention_mask": torch.tensor([[1, 1, 1], [1, 1, 0]])}
+    assert torch.equal(unpadded(padded)["attention_mask"], padded["attention_mask"])
+    for dtype in ("float32", "bfloat16"):
+        model = load_nli_model(None, dtype == "float32", "cpu", dtype)
+        encoded = model.inputs.pairs([("The patient is 45 years old.", "A 45-year-old man comes in."),
+                                      ("Her pulse is 88/min.", "Pulse is 88/min today and steady.")])
+        lengths = [len(ids) for ids in encoded["input_ids"]]
+        batch = model._pad(encoded, [0, 0], lengths)  # one pair twice: no padding
+        with torch.inference_mode():
+            masked = model.model(**batch).last_hidden_state
+            unmasked = model.model(**unpadded(batch)).last_hidden_state
+        assert "attention_mask" not in unpadded(batch)
+        assert torch.equal(masked, unmasked)

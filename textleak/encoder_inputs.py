@@ -167,3 +167,13 @@ def pad_rows(rows: Sequence[Sequence[int]], fill: int, width: int | None = None)
     for k, row in enumerate(rows):
         out[k, : len(row)] = row
     return out
+
+
+def unpadded(feed: Any) -> dict[str, Any]:
+    """The encoder's inputs without ``attention_mask`` when the batch has no padding (every row as long as the
+    longest, common once batches are formed by token count): attention then needs no mask, and the model
+    builds none, the same computation without the mask's cost."""
+    mask = feed.get("attention_mask")
+    if mask is None or not bool(mask.all()):
+        return dict(feed)
+    return {key: value for key, value in feed.items() if key != "attention_mask"}

@@ -154,7 +154,7 @@ def _token_states(model: Any, texts: Sequence[str], batch_size: int, offsets: bo
 
     import torch
 
-    from textleak.encoder_inputs import pad_rows
+    from textleak.encoder_inputs import pad_rows, unpadded
 
     auto = model[0].auto_model
     tokenizer = model.tokenizer
@@ -178,7 +178,7 @@ def _token_states(model: Any, texts: Sequence[str], batch_size: int, offsets: bo
                     "attention_mask": mask.long()}
             if typed:
                 feed["token_type_ids"] = torch.from_numpy(pad_rows([encoded["token_type_ids"][i] for i in idx], tokenizer.pad_token_type_id or 0, width)).to(device)
-            hidden = auto(**feed).last_hidden_state.float()
+            hidden = auto(**unpadded(feed)).last_hidden_state.float()
             # pooled where the states are (a GPU sends back one vector per text, not every token's)
             means[idx] = ((mask.unsqueeze(1).float() @ hidden).squeeze(1) / mask.sum(1, keepdim=True)).cpu().numpy()
             if each is not None:

@@ -73,7 +73,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from textleak.encoder_inputs import EncoderInputs, pad_rows
+from textleak.encoder_inputs import EncoderInputs, pad_rows, unpadded
 from textleak.judges.base import NOT_JUDGED, ClaimRating, Judge, normalise
 from textleak.judges.embedding import EmbeddingJudge
 from textleak.judges.values import FRAME_WORDS, NEGATION, ValueVerdict, negates_words, reader_view, rival_value, value_verdict
@@ -247,7 +247,7 @@ class NLIModel:
                                      max_length=self.max_length, return_tensors="pt")
         enc = encoded.to(self.device)
         self._lengths[:] = enc["attention_mask"].sum(1).tolist()
-        hidden = self.model(**enc).last_hidden_state
+        hidden = self.model(**unpadded(enc)).last_hidden_state
         pooled = pair_pool(hidden, enc["attention_mask"], enc["token_type_ids"]) if self.pooling == "pair" else mean_pool(hidden, enc["attention_mask"])
         pooled = pooled.float()  # the head is float32 (a no-op unless the encoder runs in half precision)
         if self.features:
