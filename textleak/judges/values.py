@@ -434,8 +434,10 @@ def _amounts(sentence: str, numbers: frozenset[str] | None = None) -> frozenset[
             m = _COUNTED.match(sentence, at)
             return m if m and m.group(2).lower() not in _MONEY_PLURALS else None
 
-        counted = {float(c) for m in _NUMBER_ALONE.finditer(sentence) if counts(m.start()) for c in extract_numbers(m.group(0))}
-        alone = {float(c) for m in _NUMBER_ALONE.finditer(sentence) if not counts(m.start()) for c in extract_numbers(m.group(0))}
+        counted: set[float] = set()
+        alone: set[float] = set()
+        for m in _NUMBER_ALONE.finditer(sentence):
+            (counted if counts(m.start()) else alone).update(float(c) for c in extract_numbers(m.group(0)))
         plain -= counted - alone
     return frozenset(a for a in plain | set(bare_amounts(sentence)) if a >= 100)
 
@@ -704,11 +706,6 @@ def _loose_numbers(claim: str, values: Sequence[Value]) -> frozenset[str]:
     return frozenset(extract_numbers(rest, count_word_one=False))
 
 
-@lru_cache(maxsize=8192)
-def _sentence_stems(document: str) -> tuple[tuple[str, frozenset[str]], ...]:
-    return tuple((s, frozenset(rouge_tokens(s))) for s in split_sentences(document, lowercase_starts=True))
-
-
 def _coarser_verdict(claim: str, document: str, places: bool = False) -> ValueVerdict:
     """Cap 2 when, with ``places``, the text writes the country or state that holds a city the claim names and
     does not write the city (:mod:`textleak.text.places`), or when a sentence that shares a content word with the claim writes one of its versions, addresses,
@@ -721,8 +718,8 @@ def _coarser_verdict(claim: str, document: str, places: bool = False) -> ValueVe
         value_stems = {t for v in specifics if v.kind != "number" for t in rouge_tokens(v.text)}
         content = frozenset(t for t in rouge_tokens(claim) if t not in _FRAME and t not in value_stems and not t.isdigit())
         ages = any(v.dimension == "age" for v in specifics)
-        for sentence, stems in _sentence_stems(document):
-            shared = bool(content & stems)
+        for read in _sentences(document):  # the value rules' reading of the document, split and stemmed once
+            sentence, shared = read.text, bool(content & read.stems)
             if shared or ages:  # an age range ("in my mid-twenties") names what it is: it needs no shared word
                 hits = tuple(v.text for v in specifics if (shared or v.dimension == "age") and coarser_written(v, sentence))
                 if hits:
