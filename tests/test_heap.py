@@ -52,14 +52,30 @@ def test_a_caller_s_own_freeze_is_left_alone():
         gc.unfreeze()
 
 
-def test_cycles_made_during_the_call_are_still_collected():
+def test_old_cycles_wait_for_the_end_of_the_call_and_new_ones_do_not():
+    """Inside the call the collector skips what was alive before it (a full collection frees none of it) and still
+    collects what the call made; after the call the old garbage is collected too (it was given back)."""
+    import weakref
+
     gc.unfreeze()
 
     class Node:
         pass
 
-    with old_objects_frozen():
+    def cycle():
         a, b = Node(), Node()
         a.other, b.other = b, a
-        del a, b
-        assert gc.collect() >= 2
+        return weakref.ref(a)
+
+    gc.disable()  # only the explicit collections below run: none can take the old cycle before the call
+    try:
+        old = cycle()  # garbage already, but not yet collected
+        with old_objects_frozen():
+            new = cycle()
+            gc.collect()
+            assert new() is None  # made during the call: collected
+            assert old() is not None  # alive before it: frozen, skipped
+        gc.collect()
+        assert old() is None
+    finally:
+        gc.enable()
