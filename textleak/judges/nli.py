@@ -32,7 +32,8 @@ reproducibly from pairs constructed by rules from real records (:mod:`textleak.j
   probability of "same" moves to "similar" (the rating cannot be 1), as in the embedding judge.
 - **Reader's view** (``reader_view=True``): each document is first read as a reader reads it against
   its claims: words that are not English and one edit from a claim word are repaired ("ptaient"),
-  and quantities are written in the claims' units (101.3 F as 38.5 C, 176 lb as 80 kg, 2 years as
+  clinical abbreviations are written as the claims write them ("CKD" as "chronic kidney disease":
+  :mod:`textleak.text.abbreviations`), and quantities are written in the claims' units (101.3 F as 38.5 C, 176 lb as 80 kg, 2 years as
   24 months), a heading is read with the line after it and a table row with its header
   ("EDUCATION: B.Sc. ..., 2014", "Size 29G, Use% 96%": :func:`textleak.text.layout.read_layout`), so the
   span finder, the verbatim shortcut and the cross-encoder all see them (:func:`textleak.judges.values.reader_view`).
@@ -89,7 +90,7 @@ WEIGHTS_DIR = Path(__file__).resolve().parent / "weights" / "nli"
 # The version of the rules around the model (values, reader's view, markers): part of describe(), hence of
 # every rating cache key, so ratings cached under older rules are recomputed. Bump it when a rule changes
 # what a rating, or its status, is.
-RULES_VERSION = "2026-11-29.27"
+RULES_VERSION = "2026-11-29.28"
 # the score of a claim rated 1 because its values are written together where the model finds no contradiction:
 # at most half-way between "same" (0) and "similar" (0.5)
 STATED_AT_VALUES_SCORE = 0.25

@@ -1,0 +1,77 @@
+"""Clinical abbreviations in the reader's view (issue 25, rules 2026-11-29.28): "PMH: CKD stage 3" states "chronic
+kidney disease", and "chronic kidney disease" states "CKD"; only toward what a claim writes."""
+
+from __future__ import annotations
+
+import pytest
+
+from textleak.judges.values import reader_view
+from textleak.text.abbreviations import CLINICAL, expand_toward
+
+
+def test_an_abbreviation_is_written_as_the_expansion_a_claim_writes():
+    assert expand_toward("PMH: CKD stage 3, HTN.", ["He has chronic kidney disease."]) == "PMH: chronic kidney disease stage 3, HTN."
+    assert expand_toward("CTA: right MCA occlusion.", ["CT angiography shows a right middle cerebral artery occlusion."]) \
+        == "CT angiography: right middle cerebral artery occlusion."
+    # the claim's own spelling and case ("haemoglobin" in a British record)
+    assert expand_toward("Hb 82 g/L", ["Her haemoglobin was 82 g/L."]) == "haemoglobin 82 g/L"
+    assert expand_toward("RR 32, SpO2 94% on air", ["Her oxygen saturation is 94%."]) == "RR 32, oxygen saturation 94% on air"
+
+
+def test_an_expansion_is_written_as_the_abbreviation_a_claim_writes():
+    assert expand_toward("She has chronic kidney disease and atrial fibrillation.", ["She has CKD.", "She has AF."]) \
+        == "She has CKD and AF."
+    assert expand_toward("a chronic-kidney disease", ["She has CKD."]) == "a CKD"  # a hyphen or a space alike
+
+
+def test_nothing_changes_without_a_claim_that_writes_the_other_form():
+    text = "PMH: CKD stage 3, hypertension."
+    assert expand_toward(text, []) == text
+    assert expand_toward(text, ["He has diabetes."]) == text
+    # a claim that writes both forms needs no rewriting
+    assert expand_toward(text, ["He has chronic kidney disease (CKD)."]) == text
+
+
+def test_an_ambiguous_abbreviation_is_left_when_the_claims_write_two_of_its_meanings():
+    claims = ["She has multiple sclerosis.", "She has mitral stenosis."]
+    assert expand_toward("Known MS, on interferon.", claims) == "Known MS, on interferon."
+    assert expand_toward("Known MS, on interferon.", claims[:1]) == "Known multiple sclerosis, on interferon."
+
+
+def test_an_abbreviation_matches_only_as_a_whole_token_in_its_case():
+    claims = ["She has aortic stenosis.", "Her oxygen saturation is 94%."]
+    assert expand_toward("I said it as a joke; ASAP; the AS-400 box", claims) == "I said it as a joke; ASAP; the AS-400 box"
+    assert expand_toward("AS on the scan", claims) == "aortic stenosis on the scan"
+    assert expand_toward("spo2 94", claims) == "spo2 94"  # not listed in lower case
+
+
+def test_every_listed_abbreviation_and_expansion_is_usable():
+    for abbreviation, expansions in CLINICAL.items():
+        assert abbreviation == abbreviation.strip() and abbreviation
+        for expansion in expansions.split("|"):
+            assert expansion.strip() == expansion and expansion.lower() != abbreviation.lower()
+            # each expansion is found in a claim and the abbreviation rewritten toward it (unless another of the
+            # abbreviation's expansions is part of this one, which the rule reads as two meanings)
+            others = [e for e in expansions.split("|") if e != expansion and e.lower() in expansion.lower()]
+            if not others:
+                assert expand_toward(f"x {abbreviation} y", [f"It is {expansion}."]) == f"x {expansion} y", (abbreviation, expansion)
+
+
+def test_the_reader_view_reads_abbreviations():
+    assert reader_view("PMH: CKD stage 3.", ["He has chronic kidney disease."]) == "PMH: chronic kidney disease stage 3."
+
+
+@pytest.mark.slow
+def test_nli_judge_reads_a_clinical_abbreviation_as_the_claim_and_keeps_its_negation():
+    from textleak.judges import make_judge
+
+    judge = make_judge("nli")
+    pairs = [
+        ("He has chronic kidney disease.", "PMH: CKD stage 3, hypertension on hydrochlorothiazide."),
+        ("CT angiography shows a right middle cerebral artery occlusion.", "CTA: right MCA occlusion. Thrombectomy called."),
+        ("She has CKD.", "She has chronic kidney disease and takes ramipril."),
+        ("He has chronic kidney disease.", "PMH: hypertension. No CKD, no diabetes."),
+    ]
+    rated = judge.rate([[c] for c, _ in pairs], [d for _, d in pairs])
+    ratings = [rs[0].rating for rs in rated]
+    assert ratings == [1, 1, 1, 3], ratings

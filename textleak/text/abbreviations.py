@@ -1,0 +1,173 @@
+"""Clinical abbreviations read as a reader reads them: "PMH: CKD stage 3" states "chronic kidney disease".
+
+Notes, letters and handovers abbreviate; claims usually write the words out, and neither word matching nor the
+MiniLM encoders know that "CTA: right MCA occlusion" is "CT angiography shows a right middle cerebral artery
+occlusion". :func:`expand_toward` rewrites a text toward the claims it is judged against, both ways:
+
+- an abbreviation written in the text ("CKD", case as listed) becomes the expansion a claim writes ("chronic kidney
+  disease"), when exactly one of its expansions is in the claims ("MS" is multiple sclerosis for one record and
+  mitral stenosis for another; a record whose claims write both keeps "MS");
+- an expansion written in the text becomes the abbreviation a claim writes ("chronic kidney disease" as "CKD").
+
+The lexicon is general clinical usage (standard abbreviation lists), British and American spellings both. An
+abbreviation matches only as a whole token in its listed case, so "AS" (aortic stenosis) is never "as", and only
+toward a claim that writes the other form, so the rewrite can only bring a text closer to its claims (toward
+leakage), like the rest of the reader's view (:func:`textleak.judges.values.reader_view`).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Sequence
+
+#: abbreviation (as written, case-sensitive) -> its expansions ("|" separates them)
+CLINICAL: dict[str, str] = {
+    # history and examination
+    "PMH": "past medical history", "PMHx": "past medical history", "Hx": "history", "FHx": "family history", "FH": "family history",
+    "SHx": "social history", "Dx": "diagnosis", "DDx": "differential diagnosis", "Tx": "treatment", "Sx": "symptoms",
+    "Rx": "prescription", "HPI": "history of present illness", "ROS": "review of systems", "NKDA": "no known drug allergies",
+    "NKA": "no known allergies", "SOB": "shortness of breath", "SOBOE": "shortness of breath on exertion",
+    "DOE": "dyspnea on exertion|dyspnoea on exertion", "LOC": "loss of consciousness", "N/V": "nausea and vomiting",
+    "GCS": "Glasgow Coma Scale", "BMI": "body mass index", "y/o": "year-old",
+    # vital signs and examinations
+    "BP": "blood pressure", "HR": "heart rate", "RR": "respiratory rate", "SpO2": "oxygen saturation",
+    "SaO2": "oxygen saturation", "O2 sats": "oxygen saturation", "sats": "oxygen saturation", "O2": "oxygen",
+    "ECG": "electrocardiogram|electrocardiography", "EKG": "electrocardiogram|electrocardiography",
+    "EEG": "electroencephalogram|electroencephalography", "EMG": "electromyography", "echo": "echocardiogram|echocardiography",
+    "TTE": "transthoracic echocardiogram|transthoracic echocardiography", "TOE": "transoesophageal echocardiogram",
+    "TEE": "transesophageal echocardiogram", "CXR": "chest X-ray|chest radiograph", "AXR": "abdominal X-ray",
+    "CT": "computed tomography", "CTA": "CT angiography|computed tomography angiography",
+    "CTPA": "CT pulmonary angiography|CT pulmonary angiogram", "MRI": "magnetic resonance imaging",
+    "MRA": "magnetic resonance angiography", "USS": "ultrasound scan|ultrasound", "LP": "lumbar puncture",
+    "CSF": "cerebrospinal fluid", "ABG": "arterial blood gas", "PFTs": "pulmonary function tests", "PFT": "pulmonary function test",
+    "FEV1": "forced expiratory volume in one second|forced expiratory volume", "FVC": "forced vital capacity",
+    "EF": "ejection fraction", "LVEF": "left ventricular ejection fraction", "OGD": "upper endoscopy|gastroscopy",
+    "EGD": "upper endoscopy|esophagogastroduodenoscopy",
+    # laboratory
+    "CBC": "complete blood count|full blood count", "FBC": "full blood count|complete blood count",
+    "WBC": "white blood cell count|white cell count|white blood cells|leukocyte count",
+    "WCC": "white cell count|white blood cell count", "RBC": "red blood cell count|red blood cells",
+    "Hb": "hemoglobin|haemoglobin", "Hgb": "hemoglobin|haemoglobin", "Hct": "hematocrit|haematocrit",
+    "Plt": "platelet count|platelets", "plt": "platelet count|platelets", "MCV": "mean corpuscular volume",
+    "ESR": "erythrocyte sedimentation rate", "CRP": "C-reactive protein", "BUN": "blood urea nitrogen",
+    "Cr": "creatinine", "eGFR": "estimated glomerular filtration rate|glomerular filtration rate",
+    "GFR": "glomerular filtration rate", "LFTs": "liver function tests", "LFT": "liver function test",
+    "TFTs": "thyroid function tests", "U&E": "urea and electrolytes", "U&Es": "urea and electrolytes",
+    "ALT": "alanine aminotransferase", "AST": "aspartate aminotransferase", "ALP": "alkaline phosphatase",
+    "GGT": "gamma-glutamyl transferase", "LDH": "lactate dehydrogenase", "TSH": "thyroid-stimulating hormone",
+    "HbA1c": "hemoglobin A1c|haemoglobin A1c|glycated hemoglobin|glycated haemoglobin", "A1c": "glycated hemoglobin|glycated haemoglobin",
+    "LDL": "low-density lipoprotein", "HDL": "high-density lipoprotein", "PSA": "prostate-specific antigen",
+    "INR": "international normalized ratio|international normalised ratio", "PT": "prothrombin time",
+    "aPTT": "activated partial thromboplastin time", "BNP": "brain natriuretic peptide", "UA": "urinalysis",
+    "Na": "sodium", "Ca": "calcium", "Mg": "magnesium", "HCO3": "bicarbonate", "ANA": "antinuclear antibody|antinuclear antibodies",
+    "hCG": "human chorionic gonadotropin", "bHCG": "beta-hCG|human chorionic gonadotropin",
+    # conditions
+    "MI": "myocardial infarction|heart attack", "STEMI": "ST-elevation myocardial infarction",
+    "NSTEMI": "non-ST-elevation myocardial infarction", "ACS": "acute coronary syndrome", "CAD": "coronary artery disease",
+    "IHD": "ischaemic heart disease|ischemic heart disease", "CHF": "congestive heart failure|heart failure",
+    "HF": "heart failure", "AF": "atrial fibrillation", "AFib": "atrial fibrillation", "A-fib": "atrial fibrillation",
+    "SVT": "supraventricular tachycardia", "VT": "ventricular tachycardia", "VF": "ventricular fibrillation",
+    "HTN": "hypertension|high blood pressure", "DM": "diabetes mellitus|diabetes", "T2DM": "type 2 diabetes mellitus|type 2 diabetes",
+    "T2D": "type 2 diabetes", "T1DM": "type 1 diabetes mellitus|type 1 diabetes", "T1D": "type 1 diabetes",
+    "DKA": "diabetic ketoacidosis", "CKD": "chronic kidney disease", "AKI": "acute kidney injury", "ESRD": "end-stage renal disease",
+    "COPD": "chronic obstructive pulmonary disease", "PE": "pulmonary embolism", "DVT": "deep vein thrombosis|deep venous thrombosis",
+    "VTE": "venous thromboembolism", "UTI": "urinary tract infection", "URTI": "upper respiratory tract infection",
+    "URI": "upper respiratory infection|upper respiratory tract infection", "LRTI": "lower respiratory tract infection",
+    "CAP": "community-acquired pneumonia", "TB": "tuberculosis", "TIA": "transient ischemic attack|transient ischaemic attack",
+    "CVA": "stroke|cerebrovascular accident", "SAH": "subarachnoid hemorrhage|subarachnoid haemorrhage",
+    "ICH": "intracerebral hemorrhage|intracerebral haemorrhage", "TBI": "traumatic brain injury",
+    "GERD": "gastroesophageal reflux disease|acid reflux", "GORD": "gastro-oesophageal reflux disease|acid reflux",
+    "IBS": "irritable bowel syndrome", "IBD": "inflammatory bowel disease", "UC": "ulcerative colitis",
+    "RA": "rheumatoid arthritis|room air", "SLE": "systemic lupus erythematosus|lupus", "OA": "osteoarthritis",
+    "MS": "multiple sclerosis|mitral stenosis", "AS": "aortic stenosis", "MR": "mitral regurgitation",
+    "ALS": "amyotrophic lateral sclerosis", "PD": "Parkinson's disease|Parkinson disease", "AD": "Alzheimer's disease|Alzheimer disease",
+    "ADHD": "attention deficit hyperactivity disorder|attention-deficit/hyperactivity disorder",
+    "ASD": "autism spectrum disorder|atrial septal defect", "PTSD": "post-traumatic stress disorder|posttraumatic stress disorder",
+    "OCD": "obsessive-compulsive disorder", "MDD": "major depressive disorder",
+    "GAD": "generalized anxiety disorder|generalised anxiety disorder", "BPD": "borderline personality disorder",
+    "PCOS": "polycystic ovary syndrome|polycystic ovarian syndrome", "BPH": "benign prostatic hyperplasia",
+    "OSA": "obstructive sleep apnea|obstructive sleep apnoea", "CF": "cystic fibrosis", "SCD": "sickle cell disease",
+    "ITP": "immune thrombocytopenia|immune thrombocytopenic purpura", "TTP": "thrombotic thrombocytopenic purpura",
+    "DIC": "disseminated intravascular coagulation", "AML": "acute myeloid leukemia|acute myeloid leukaemia",
+    "CLL": "chronic lymphocytic leukemia|chronic lymphocytic leukaemia", "CML": "chronic myeloid leukemia|chronic myeloid leukaemia",
+    "NHL": "non-Hodgkin lymphoma", "HCV": "hepatitis C", "HBV": "hepatitis B", "HPV": "human papillomavirus",
+    "EBV": "Epstein-Barr virus", "CMV": "cytomegalovirus", "RSV": "respiratory syncytial virus",
+    "MRSA": "methicillin-resistant Staphylococcus aureus", "STI": "sexually transmitted infection", "STD": "sexually transmitted disease",
+    "GBS": "Guillain-Barre syndrome|Guillain-Barré syndrome|group B streptococcus", "LVH": "left ventricular hypertrophy",
+    "SIADH": "syndrome of inappropriate antidiuretic hormone secretion", "PUD": "peptic ulcer disease",
+    "NAFLD": "non-alcoholic fatty liver disease|nonalcoholic fatty liver disease", "HSV": "herpes simplex virus",
+    # anatomy and procedures
+    "MCA": "middle cerebral artery", "ACA": "anterior cerebral artery", "PCA": "posterior cerebral artery",
+    "LAD": "left anterior descending", "RCA": "right coronary artery", "ICA": "internal carotid artery",
+    "CABG": "coronary artery bypass graft|coronary artery bypass grafting|bypass surgery", "PCI": "percutaneous coronary intervention",
+    "ACL": "anterior cruciate ligament", "MCL": "medial collateral ligament", "THR": "total hip replacement",
+    "TKR": "total knee replacement", "ORIF": "open reduction and internal fixation", "CPR": "cardiopulmonary resuscitation",
+    "DNR": "do not resuscitate", "DNACPR": "do not attempt cardiopulmonary resuscitation", "IVF": "in vitro fertilization|in vitro fertilisation",
+    "LMP": "last menstrual period", "NG tube": "nasogastric tube", "PEG": "percutaneous endoscopic gastrostomy",
+    "LSCS": "caesarean section|cesarean section|C-section", "C-section": "caesarean section|cesarean section",
+    "ICU": "intensive care unit|intensive care", "ITU": "intensive care unit|intensive care", "ED": "emergency department",
+    "A&E": "emergency department|accident and emergency", "ER": "emergency room", "GP": "general practitioner|family doctor",
+    "PCP": "primary care physician|primary care provider", "OT": "occupational therapy|occupational therapist",
+    "ENT": "ear, nose and throat|ear nose and throat",
+    # medicines and routes
+    "NSAID": "non-steroidal anti-inflammatory drug|nonsteroidal anti-inflammatory drug", "NSAIDs": "non-steroidal anti-inflammatory drugs|nonsteroidal anti-inflammatory drugs",
+    "PPI": "proton pump inhibitor", "SSRI": "selective serotonin reuptake inhibitor", "OCP": "oral contraceptive pill",
+    "HRT": "hormone replacement therapy", "IV": "intravenous|intravenously", "IM": "intramuscular|intramuscularly",
+    "PO": "by mouth|orally", "BID": "twice daily|twice a day", "bd": "twice daily|twice a day", "TID": "three times daily|three times a day",
+    "tds": "three times daily|three times a day", "QID": "four times daily|four times a day", "qds": "four times daily|four times a day",
+    "OD": "once daily|once a day", "QD": "once daily|once a day", "PRN": "as needed", "prn": "as needed",
+    "MVA": "motor vehicle accident|car accident", "RTA": "road traffic accident|car accident", "RTC": "road traffic collision|car accident",
+}
+
+
+def _key(phrase: str) -> str:
+    """An expansion as compared: lower case, a hyphen or a space between its words alike."""
+    return re.sub(r"[\s-]+", " ", phrase.strip().lower())
+
+
+class _Lexicon:
+    """The lexicon compiled once: one pattern for every abbreviation, one for every expansion."""
+
+    def __init__(self) -> None:
+        self.expansions = {a: tuple(e.split("|")) for a, e in CLINICAL.items()}
+        self.by_expansion: dict[str, list[str]] = {}
+        for a, es in self.expansions.items():
+            for e in es:
+                self.by_expansion.setdefault(_key(e), []).append(a)
+        abbreviations = sorted(self.expansions, key=len, reverse=True)  # "O2 sats" before "O2"
+        self.abbreviation = re.compile(r"(?<![\w&/-])(?:" + "|".join(map(re.escape, abbreviations)) + r")(?![\w&/-])")
+        phrases = sorted(self.by_expansion, key=len, reverse=True)
+        self.expansion = re.compile(r"(?<![\w-])(?:" + "|".join(r"[\s-]+".join(map(re.escape, p.split())) for p in phrases) + r")(?![\w-])",
+                                    re.IGNORECASE)
+
+
+@lru_cache(maxsize=1)
+def _lexicon() -> _Lexicon:
+    return _Lexicon()
+
+
+def expand_toward(text: str, claims: Sequence[str]) -> str:
+    """``text`` with each listed abbreviation written as the expansion a claim writes, and each listed expansion
+    written as the abbreviation a claim writes (see the module docstring); unchanged when no claim writes either."""
+    lex = _lexicon()
+    joined = "\n".join(claims)
+    claim_abbreviations = set(lex.abbreviation.findall(joined))
+    claim_expansions = {_key(m.group(0)): m.group(0) for m in lex.expansion.finditer(joined)}
+    if not claim_abbreviations and not claim_expansions:
+        return text
+    forward: dict[str, str] = {}  # abbreviation -> the expansion a claim writes
+    for key, written in claim_expansions.items():
+        for a in lex.by_expansion[key]:
+            if a not in claim_abbreviations and len({_key(e) for e in lex.expansions[a]} & claim_expansions.keys()) == 1:
+                forward[a] = written
+    backward: dict[str, str] = {}  # expansion -> the abbreviation a claim writes
+    for a in claim_abbreviations:
+        if not any(_key(e) in claim_expansions for e in lex.expansions[a]):
+            for e in lex.expansions[a]:
+                backward.setdefault(_key(e), a)
+    if forward:
+        text = lex.abbreviation.sub(lambda m: forward.get(m.group(0), m.group(0)), text)
+    if backward:
+        text = lex.expansion.sub(lambda m: backward.get(_key(m.group(0)), m.group(0)), text)
+    return text
