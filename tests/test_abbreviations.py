@@ -75,3 +75,22 @@ def test_nli_judge_reads_a_clinical_abbreviation_as_the_claim_and_keeps_its_nega
     rated = judge.rate([[c] for c, _ in pairs], [d for _, d in pairs])
     ratings = [rs[0].rating for rs in rated]
     assert ratings == [1, 1, 1, 3], ratings
+
+
+@pytest.mark.slow
+def test_where_abbreviations_were_rewritten_the_text_as_written_is_read_too(monkeypatch):
+    """Rules .29: a rewritten sentence can read differently to the cross-encoder, so the span of the text as written
+    is read beside it and the lowest score counts: a rewrite can add a statement, never hide one."""
+    from textleak.judges import make_judge
+    from textleak.judges.nli import load_nli_model
+
+    judge = make_judge("nli")
+    model = load_nli_model(judge.weights, judge.int8, judge.device, judge.dtype)  # the judge's own (cached) model
+    read: list[tuple[str, str]] = []
+    predict = model.predict
+    monkeypatch.setattr(model, "predict", lambda pairs, batch_size=32: (read.extend(pairs), predict(pairs, batch_size))[1])
+    claim = "His chronic kidney disease is at the third stage."  # not stated verbatim: the cross-encoder reads it
+    judge.rate([[claim]], ["PMH: CKD stage 3 and hypertension, on ramipril. Seen in clinic today with ankle swelling."])
+    spans = [span for c, span in read if c == claim]
+    assert any("chronic kidney disease stage 3" in s for s in spans), spans
+    assert any("CKD stage 3" in s for s in spans), spans

@@ -80,6 +80,7 @@ from textleak.judges.embedding import EmbeddingJudge
 from textleak.judges.values import FRAME_WORDS, NEGATION, ValueVerdict, negates_words, reader_view, rival_value, value_verdict
 from textleak.registry import judges
 from textleak.text import extract_numbers, split_sentences
+from textleak.text.abbreviations import expand_toward
 from textleak.text.language import detect_language
 from textleak.text.layout import read_layout
 from textleak.text.voice import user_voice
@@ -90,7 +91,7 @@ WEIGHTS_DIR = Path(__file__).resolve().parent / "weights" / "nli"
 # The version of the rules around the model (values, reader's view, markers): part of describe(), hence of
 # every rating cache key, so ratings cached under older rules are recomputed. Bump it when a rule changes
 # what a rating, or its status, is.
-RULES_VERSION = "2026-11-29.28"
+RULES_VERSION = "2026-11-29.29"
 # the score of a claim rated 1 because its values are written together where the model finds no contradiction:
 # at most half-way between "same" (0) and "similar" (0.5)
 STATED_AT_VALUES_SCORE = 0.25
@@ -803,15 +804,16 @@ class NLIJudge(Judge):
 
     def _rate_english(self, claims: list[list[str]], documents: list[str]) -> list[list[ClaimRating]]:
         results: list[list[ClaimRating | None]] = [[None] * len(cs) for cs in claims]
-        as_laid_out: dict[int, list[dict[str, Any]]] = {}
+        spans_as_written: dict[int, list[dict[str, Any]]] = {}
         if self.reader_view:
-            # where headings and tables are read (textleak.text.layout), the best span of the lines as laid out is
-            # read too: a reading adds words to its line ("BACKGROUND: I was in prison"), which can turn the
+            # where headings and tables are read (textleak.text.layout) or abbreviations written out
+            # (textleak.text.abbreviations), the best span of the text as written is read too: a reading adds words to
+            # its line ("BACKGROUND: I was in prison") and a rewrite changes a sentence, either of which can turn the
             # cross-encoder, and the lowest score of the spans counts, so a reading can add a statement, never hide one
-            changed = [i for i, doc in enumerate(documents) if read_layout(doc) != doc]
+            changed = [i for i, doc in enumerate(documents) if read_layout(doc) != doc or expand_toward(doc, claims[i]) != doc]
             if changed:
-                plain = [reader_view(documents[i], claims[i], layout=False) for i in changed]
-                as_laid_out = dict(zip(changed, self.candidate_spans([claims[i] for i in changed], plain)))
+                plain = [reader_view(documents[i], claims[i], layout=False, abbreviations=False) for i in changed]
+                spans_as_written = dict(zip(changed, self.candidate_spans([claims[i] for i in changed], plain)))
             documents = [reader_view(doc, cs) for doc, cs in zip(documents, claims)]
         found = self.candidate_spans(claims, documents)
         # any sentence may state a claim verbatim, or share the most words with it
@@ -839,10 +841,10 @@ class NLIJudge(Judge):
                     spans += [v for v in read if v not in spans]
                     if verdict.together and read:
                         values_span[(i, j)] = read[0]
-                laid_out = as_laid_out[i][j] if i in as_laid_out else None
-                if laid_out and laid_out["spans"] and laid_out["spans"][0] not in spans \
-                        and (self.cascade is None or laid_out["similarity"] >= self.cascade):
-                    spans.append(laid_out["spans"][0])  # by its own similarity: the reading may have fallen below the cascade
+                row_as_written = spans_as_written[i][j] if i in spans_as_written else None
+                if row_as_written and row_as_written["spans"] and row_as_written["spans"][0] not in spans \
+                        and (self.cascade is None or row_as_written["similarity"] >= self.cascade):
+                    spans.append(row_as_written["spans"][0])  # by its own similarity: the reading may have fallen below the cascade
                 jobs.extend((i, j, claim, s, False) for s in spans)
                 if self.lexical_span and (lexical := lexical_sentence(claim, sentences[i])) is not None:
                     # the sentence sharing most of the claim's words, which the bi-encoder may rank below one
