@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from textleak.judges.values import reader_view
-from textleak.text.abbreviations import CLINICAL, expand_toward
+from textleak.text.abbreviations import CLINICAL, EVERYDAY, expand_toward
 
 
 def test_an_abbreviation_is_written_as_the_expansion_a_claim_writes():
@@ -38,6 +38,18 @@ def test_an_ambiguous_abbreviation_is_left_when_the_claims_write_two_of_its_mean
     assert expand_toward("Known MS, on interferon.", claims[:1]) == "Known multiple sclerosis, on interferon."
 
 
+def test_an_abbreviation_inside_a_host_a_file_name_or_a_path_is_left_as_written():
+    claims = ["The user deploys to production.", "The configuration is wrong.", "The environment is missing a variable."]
+    assert expand_toward("prod.example.com, config.yaml, .env, /srv/prod/app", claims) == "prod.example.com, config.yaml, .env, /srv/prod/app"
+    assert expand_toward("it broke in prod. the config is fine", claims) == "it broke in production. the configuration is fine"
+
+
+def test_an_abbreviation_with_two_meanings_takes_the_one_the_claims_write():
+    assert expand_toward("HR 110, BP 120/80.", ["His heart rate is 110."]) == "heart rate 110, BP 120/80."
+    assert expand_toward("I emailed HR twice.", ["The user emailed human resources."]) == "I emailed human resources twice."
+    assert expand_toward("HR 110; I emailed HR.", ["His heart rate is 110.", "He emailed human resources."]) == "HR 110; I emailed HR."
+
+
 def test_an_abbreviation_matches_only_as_a_whole_token_in_its_case():
     claims = ["She has aortic stenosis.", "Her oxygen saturation is 94%."]
     assert expand_toward("I said it as a joke; ASAP; the AS-400 box", claims) == "I said it as a joke; ASAP; the AS-400 box"
@@ -46,14 +58,14 @@ def test_an_abbreviation_matches_only_as_a_whole_token_in_its_case():
 
 
 def test_every_listed_abbreviation_and_expansion_is_usable():
-    for abbreviation, expansions in CLINICAL.items():
+    for abbreviation, expansions in [*CLINICAL.items(), *EVERYDAY.items()]:
         assert abbreviation == abbreviation.strip() and abbreviation
         for expansion in expansions.split("|"):
             assert expansion.strip() == expansion and expansion.lower() != abbreviation.lower()
             # each expansion is found in a claim and the abbreviation rewritten toward it (unless another of the
             # abbreviation's expansions is part of this one, which the rule reads as two meanings)
             others = [e for e in expansions.split("|") if e != expansion and e.lower() in expansion.lower()]
-            if not others:
+            if not others and abbreviation not in CLINICAL.keys() & EVERYDAY.keys():  # two meanings: the ambiguity test
                 assert expand_toward(f"x {abbreviation} y", [f"It is {expansion}."]) == f"x {expansion} y", (abbreviation, expansion)
 
 

@@ -1,4 +1,5 @@
-"""Clinical abbreviations read as a reader reads them: "PMH: CKD stage 3" states "chronic kidney disease".
+"""Abbreviations read as a reader reads them: "PMH: CKD stage 3" states "chronic kidney disease", "I WFH" that the
+user works from home.
 
 Notes, letters and handovers abbreviate; claims usually write the words out, and neither word matching nor the
 MiniLM encoders know that "CTA: right MCA occlusion" is "CT angiography shows a right middle cerebral artery
@@ -9,7 +10,8 @@ occlusion". :func:`expand_toward` rewrites a text toward the claims it is judged
   mitral stenosis for another; a record whose claims write both keeps "MS");
 - an expansion written in the text becomes the abbreviation a claim writes ("chronic kidney disease" as "CKD").
 
-The lexicon is general clinical usage (standard abbreviation lists), British and American spellings both. An
+The lexicons are general usage (:data:`CLINICAL`: standard clinical abbreviation lists, British and American
+spellings both; :data:`EVERYDAY`: work, education, money, places, family, software and operations). An
 abbreviation matches only as a whole token in its listed case, so "AS" (aortic stenosis) is never "as", and only
 toward a claim that writes the other form, so the rewrite can only bring a text closer to its claims (toward
 leakage), like the rest of the reader's view (:func:`textleak.judges.values.reader_view`).
@@ -121,6 +123,47 @@ CLINICAL: dict[str, str] = {
 }
 
 
+#: everyday and technical abbreviations: work, education, money and documents, places, family, software and operations
+EVERYDAY: dict[str, str] = {
+    # work
+    "HR": "human resources", "WFH": "working from home|works from home|work from home", "PTO": "paid time off",
+    "OOO": "out of office", "CEO": "chief executive officer|chief executive", "CTO": "chief technology officer",
+    "CFO": "chief financial officer", "COO": "chief operating officer", "VP": "vice president", "QA": "quality assurance",
+    "SRE": "site reliability engineer|site reliability engineering", "PoC": "proof of concept", "POC": "proof of concept",
+    "MVP": "minimum viable product", "CV": "curriculum vitae|résumé", "T&Cs": "terms and conditions",
+    "ASAP": "as soon as possible", "ETA": "estimated time of arrival", "AKA": "also known as", "aka": "also known as",
+    # education
+    "BSc": "Bachelor of Science", "B.Sc.": "Bachelor of Science", "BA": "Bachelor of Arts", "MSc": "Master of Science",
+    "M.Sc.": "Master of Science", "MA": "Master of Arts", "MBA": "Master of Business Administration", "PhD": "doctorate",
+    "Ph.D.": "doctorate", "GPA": "grade point average", "CS": "computer science", "EE": "electrical engineering",
+    "ML": "machine learning", "AI": "artificial intelligence", "NLP": "natural language processing",
+    # money and documents
+    "DOB": "date of birth", "SSN": "Social Security number", "NHS": "National Health Service", "IRS": "Internal Revenue Service",
+    "APR": "annual percentage rate", "VAT": "value-added tax", "GST": "goods and services tax",
+    "EMI": "equated monthly instalment|monthly instalment|monthly installment", "pcm": "per calendar month",
+    # places
+    "UK": "United Kingdom", "US": "United States", "USA": "United States of America|United States", "UAE": "United Arab Emirates",
+    "EU": "European Union", "NYC": "New York City", "LA": "Los Angeles", "SF": "San Francisco", "NZ": "New Zealand",
+    # family
+    "MIL": "mother-in-law", "FIL": "father-in-law", "SIL": "sister-in-law", "BIL": "brother-in-law",
+    # software and operations
+    "k8s": "Kubernetes", "PR": "pull request", "MR": "merge request", "DB": "database", "db": "database", "repo": "repository",
+    "env": "environment", "prod": "production", "config": "configuration", "auth": "authentication", "OS": "operating system",
+    "VM": "virtual machine", "CI": "continuous integration", "CD": "continuous deployment|continuous delivery",
+    "UI": "user interface", "UX": "user experience", "VPN": "virtual private network", "SSO": "single sign-on",
+    "2FA": "two-factor authentication", "MFA": "multi-factor authentication", "OOM": "out of memory", "LB": "load balancer",
+    "DM": "direct message",
+}
+
+
+def _merged() -> dict[str, str]:
+    """Both lexicons as one; an abbreviation in both keeps every meaning ("HR": heart rate or human resources)."""
+    out = dict(CLINICAL)
+    for a, e in EVERYDAY.items():
+        out[a] = f"{out[a]}|{e}" if a in out else e
+    return out
+
+
 def _key(phrase: str) -> str:
     """An expansion as compared: lower case, a hyphen or a space between its words alike."""
     return re.sub(r"[\s-]+", " ", phrase.strip().lower())
@@ -130,13 +173,14 @@ class _Lexicon:
     """The lexicon compiled once: one pattern for every abbreviation, one for every expansion."""
 
     def __init__(self) -> None:
-        self.expansions = {a: tuple(e.split("|")) for a, e in CLINICAL.items()}
+        self.expansions = {a: tuple(e.split("|")) for a, e in _merged().items()}
         self.by_expansion: dict[str, list[str]] = {}
         for a, es in self.expansions.items():
             for e in es:
                 self.by_expansion.setdefault(_key(e), []).append(a)
         abbreviations = sorted(self.expansions, key=len, reverse=True)  # "O2 sats" before "O2"
-        self.abbreviation = re.compile(r"(?<![\w&/-])(?:" + "|".join(map(re.escape, abbreviations)) + r")(?![\w&/-])")
+        # a whole token: not inside a word, a path, a host or a file name ("prod.example.com", "config.yaml", ".env")
+        self.abbreviation = re.compile(r"(?<![\w&/.-])(?:" + "|".join(map(re.escape, abbreviations)) + r")(?![\w&/-]|\.\w)")
         phrases = sorted(self.by_expansion, key=len, reverse=True)
         self.expansion = re.compile(r"(?<![\w-])(?:" + "|".join(r"[\s-]+".join(map(re.escape, p.split())) for p in phrases) + r")(?![\w-])",
                                     re.IGNORECASE)
