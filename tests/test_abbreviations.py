@@ -106,3 +106,11 @@ def test_where_abbreviations_were_rewritten_the_text_as_written_is_read_too(monk
     spans = [span for c, span in read if c == claim]
     assert any("chronic kidney disease stage 3" in s for s in spans), spans
     assert any("CKD stage 3" in s for s in spans), spans
+
+
+def test_clinical_age_and_sex_shorthand_is_written_as_the_claims_write_that_age_and_sex():
+    claims = ["The patient is an 81-year-old woman.", "He is a 45-year-old man."]
+    assert expand_toward("Jane, 81F, attended clinic.", claims) == "Jane, 81-year-old woman, attended clinic."
+    assert expand_toward("45 M; 45yo M; 45 y/o male", claims) == "45-year-old man; 45-year-old man; 45-year-old man"
+    # another age, the other sex, or a size is left as written
+    assert expand_toward("45F, 82F, size 10M, 81 Fahrenheit", claims) == "45F, 82F, size 10M, 81 Fahrenheit"

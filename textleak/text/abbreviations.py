@@ -191,11 +191,27 @@ def _lexicon() -> _Lexicon:
     return _Lexicon()
 
 
+# a claim's age and sex ("an 81-year-old woman"), and the clinical shorthand for them ("81F", "45 M", "45yo M", "45 y/o male")
+_CLAIM_AGE = re.compile(r"\b(\d{1,3})-year-old\s+(man|woman|male|female|boy|girl|gentleman|lady)\b", re.IGNORECASE)
+_SHORT_AGE = re.compile(r"(?<![\w/.-])(\d{1,3})\s?(?:(?:yo|y/o|y\.o\.|yrs?|years?)\s?)?(M|F|male|female)(?![\w-])")
+_SEX = {"man": "m", "male": "m", "boy": "m", "gentleman": "m", "woman": "f", "female": "f", "girl": "f", "lady": "f"}
+
+
+def _ages_toward(text: str, joined: str) -> str:
+    """``text`` with "81F" written as the claims' "81-year-old woman" (the same age and sex only)."""
+    wanted = {(m.group(1), _SEX[m.group(2).lower()]): m.group(0) for m in _CLAIM_AGE.finditer(joined)}
+    if not wanted:
+        return text
+    return _SHORT_AGE.sub(lambda m: wanted.get((m.group(1), m.group(2)[0].lower()), m.group(0)), text)
+
+
 def expand_toward(text: str, claims: Sequence[str]) -> str:
     """``text`` with each listed abbreviation written as the expansion a claim writes, and each listed expansion
-    written as the abbreviation a claim writes (see the module docstring); unchanged when no claim writes either."""
+    written as the abbreviation a claim writes (see the module docstring), and clinical age-and-sex shorthand ("81F")
+    as the claims write that age and sex ("81-year-old woman"); unchanged when no claim writes either."""
     lex = _lexicon()
     joined = "\n".join(claims)
+    text = _ages_toward(text, joined)
     claim_abbreviations = set(lex.abbreviation.findall(joined))
     claim_expansions = {_key(m.group(0)): m.group(0) for m in lex.expansion.finditer(joined)}
     if not claim_abbreviations and not claim_expansions:
