@@ -20,6 +20,7 @@ leakage), like the rest of the reader's view (:func:`textleak.judges.values.read
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Sequence
 
@@ -164,13 +165,17 @@ def _merged() -> dict[str, str]:
     return out
 
 
+_WORD = re.compile(r"\w+")
+
+
 def _key(phrase: str) -> str:
     """An expansion as compared: lower case, a hyphen or a space between its words alike."""
     return re.sub(r"[\s-]+", " ", phrase.strip().lower())
 
 
 class _Lexicon:
-    """The lexicon compiled once: one pattern for every abbreviation, one for every expansion."""
+    """The lexicon compiled once: each abbreviation's and each expansion's pattern, and which abbreviations an
+    expansion belongs to."""
 
     def __init__(self) -> None:
         self.expansions = {a: tuple(e.split("|")) for a, e in _merged().items()}
@@ -178,17 +183,51 @@ class _Lexicon:
         for a, es in self.expansions.items():
             for e in es:
                 self.by_expansion.setdefault(_key(e), []).append(a)
-        abbreviations = sorted(self.expansions, key=len, reverse=True)  # "O2 sats" before "O2"
-        # a whole token: not inside a word, a path, a host or a file name ("prod.example.com", "config.yaml", ".env")
-        self.abbreviation = re.compile(r"(?<![\w&/.-])(?:" + "|".join(map(re.escape, abbreviations)) + r")(?![\w&/-]|\.\w)")
-        phrases = sorted(self.by_expansion, key=len, reverse=True)
-        self.expansion = re.compile(r"(?<![\w-])(?:" + "|".join(r"[\s-]+".join(map(re.escape, p.split())) for p in phrases) + r")(?![\w-])",
-                                    re.IGNORECASE)
+        # one pattern per entry for the claims, without the leading look-behind (a pattern that opens with a literal
+        # lets the regex engine skip ahead to it; :func:`_starts_token` checks the character before); expansions
+        # case-sensitive, for the lower-cased claims
+        self.token = {a: re.compile(_token_pattern((a,)).pattern.removeprefix(_BEFORE_TOKEN)) for a in self.expansions}
+        self.phrase = {k: re.compile(_phrase_pattern((k,)).pattern.removeprefix(_BEFORE_PHRASE)) for k in self.by_expansion}
+        # each entry under its first run of letters and digits, so that a text's words find their candidates
+        self.abbreviations_at: dict[str, list[str]] = {}
+        for a in self.expansions:
+            self.abbreviations_at.setdefault(_WORD.search(a).group(0), []).append(a)
+        self.expansions_at: dict[str, list[str]] = {}
+        for k in self.by_expansion:
+            self.expansions_at.setdefault(_WORD.search(k).group(0), []).append(k)
 
 
 @lru_cache(maxsize=1)
 def _lexicon() -> _Lexicon:
     return _Lexicon()
+
+
+_BEFORE_TOKEN = r"(?<![\w&/.-])"
+_BEFORE_PHRASE = r"(?<![\w-])"
+
+
+@lru_cache(maxsize=1024)
+def _token_pattern(abbreviations: tuple[str, ...]) -> re.Pattern:
+    """The abbreviations as whole tokens, in their case: not inside a word, a path, a host or a file name
+    ("prod.example.com", "config.yaml", ".env"); the longest first ("O2 sats" before "O2")."""
+    alternatives = "|".join(map(re.escape, sorted(abbreviations, key=len, reverse=True)))
+    return re.compile(_BEFORE_TOKEN + "(?:" + alternatives + r")(?![\w&/-]|\.\w)")
+
+
+@lru_cache(maxsize=1024)
+def _phrase_pattern(keys: tuple[str, ...]) -> re.Pattern:
+    """The expansions (as :func:`_key` writes them) in any case, a hyphen or a space between their words alike."""
+    alternatives = "|".join(r"[\s-]+".join(map(re.escape, k.split())) for k in sorted(keys, key=len, reverse=True))
+    return re.compile(_BEFORE_PHRASE + "(?:" + alternatives + r")(?![\w-])", re.IGNORECASE)
+
+
+def _starts_token(text: str, at: int, also: str) -> bool:
+    """No word character (nor one of ``also``) right before ``at``: the look-behind the per-entry patterns leave out."""
+    return at == 0 or not (text[at - 1].isalnum() or text[at - 1] == "_" or text[at - 1] in also)
+
+
+def _spans(pattern: re.Pattern, text: str, also: str) -> list[tuple[int, int]]:
+    return [m.span() for m in pattern.finditer(text) if _starts_token(text, m.start(), also)]
 
 
 # a claim's age and sex ("an 81-year-old woman"), and the clinical shorthand for them ("81F", "45 M", "45yo M", "45 y/o male")
@@ -197,37 +236,71 @@ _SHORT_AGE = re.compile(r"(?<![\w/.-])(\d{1,3})\s?(?:(?:yo|y/o|y\.o\.|yrs?|years
 _SEX = {"man": "m", "male": "m", "boy": "m", "gentleman": "m", "woman": "f", "female": "f", "girl": "f", "lady": "f"}
 
 
-def _ages_toward(text: str, joined: str) -> str:
-    """``text`` with "81F" written as the claims' "81-year-old woman" (the same age and sex only)."""
-    wanted = {(m.group(1), _SEX[m.group(2).lower()]): m.group(0) for m in _CLAIM_AGE.finditer(joined)}
-    if not wanted:
-        return text
-    return _SHORT_AGE.sub(lambda m: wanted.get((m.group(1), m.group(2)[0].lower()), m.group(0)), text)
+@dataclass(frozen=True)
+class _Toward:
+    """What the claims of a record ask of its text: abbreviation -> the expansion a claim writes, expansion -> the
+    abbreviation a claim writes, (age, sex) -> how a claim writes them."""
+
+    forward: dict[str, str]
+    backward: dict[str, str]
+    ages: dict[tuple[str, str], str]
+
+
+def _outermost(found: dict[str, list[tuple[int, int]]]) -> list[str]:
+    """The entries written somewhere other than inside a longer entry's match ("heart failure" inside "congestive
+    heart failure" is not written by itself; "O2" inside "O2 sats" neither)."""
+    spans = [span for ss in found.values() for span in ss]
+    return [k for k, ss in found.items()
+            if any(not any(a <= s and e <= b and (a, b) != (s, e) for a, b in spans) for s, e in ss)]
+
+
+@lru_cache(maxsize=4096)
+def _toward(joined: str) -> _Toward:
+    """Read the claims once (a record's text is read against them more than once). An entry is tried only where a
+    claim writes its first word, so the lexicon's size costs a dictionary lookup per distinct word of the claims."""
+    lex = _lexicon()
+    words = set(_WORD.findall(joined))
+    folded = {w.lower() for w in words}
+    found_abbreviations = {a: _spans(lex.token[a], joined, "&/.-") for w in words for a in lex.abbreviations_at.get(w, ())}
+    flat = _key(joined)
+    lower = joined.lower()
+    if len(lower) != len(joined):  # "İ" lowers to two characters: match in the text's own case
+        lower, phrases = joined, {k: re.compile(p.pattern, re.IGNORECASE) for k, p in lex.phrase.items()}
+    else:
+        phrases = lex.phrase
+    found_expansions = {k: _spans(phrases[k], lower, "-") for w in folded for k in lex.expansions_at.get(w, ()) if k in flat}
+    written_abbreviations = set(_outermost({a: spans for a, spans in found_abbreviations.items() if spans}))
+    outer = _outermost({k: spans for k, spans in found_expansions.items() if spans})
+    written_expansions = {k: joined[slice(*found_expansions[k][0])] for k in outer}
+    forward: dict[str, str] = {}
+    for key, written in written_expansions.items():
+        for a in lex.by_expansion[key]:
+            if a not in written_abbreviations and len({_key(e) for e in lex.expansions[a]} & written_expansions.keys()) == 1:
+                forward[a] = written
+    backward: dict[str, str] = {}
+    for a in written_abbreviations:
+        if not any(_key(e) in written_expansions for e in lex.expansions[a]):
+            for e in lex.expansions[a]:
+                backward.setdefault(_key(e), a)
+    ages = {(m.group(1), _SEX[m.group(2).lower()]): m.group(0) for m in _CLAIM_AGE.finditer(joined)}
+    return _Toward(forward, backward, ages)
 
 
 def expand_toward(text: str, claims: Sequence[str]) -> str:
     """``text`` with each listed abbreviation written as the expansion a claim writes, and each listed expansion
     written as the abbreviation a claim writes (see the module docstring), and clinical age-and-sex shorthand ("81F")
     as the claims write that age and sex ("81-year-old woman"); unchanged when no claim writes either."""
-    lex = _lexicon()
-    joined = "\n".join(claims)
-    text = _ages_toward(text, joined)
-    claim_abbreviations = set(lex.abbreviation.findall(joined))
-    claim_expansions = {_key(m.group(0)): m.group(0) for m in lex.expansion.finditer(joined)}
-    if not claim_abbreviations and not claim_expansions:
+    toward = _toward("\n".join(claims))
+    if toward.ages:
+        text = _SHORT_AGE.sub(lambda m: toward.ages.get((m.group(1), m.group(2)[0].lower()), m.group(0)), text)
+    if not toward.forward and not toward.backward:
         return text
-    forward: dict[str, str] = {}  # abbreviation -> the expansion a claim writes
-    for key, written in claim_expansions.items():
-        for a in lex.by_expansion[key]:
-            if a not in claim_abbreviations and len({_key(e) for e in lex.expansions[a]} & claim_expansions.keys()) == 1:
-                forward[a] = written
-    backward: dict[str, str] = {}  # expansion -> the abbreviation a claim writes
-    for a in claim_abbreviations:
-        if not any(_key(e) in claim_expansions for e in lex.expansions[a]):
-            for e in lex.expansions[a]:
-                backward.setdefault(_key(e), a)
+    words = set(_WORD.findall(text))  # only entries whose first word the text writes are looked for
+    forward = tuple(sorted(a for a in toward.forward if _WORD.search(a).group(0) in words))
     if forward:
-        text = lex.abbreviation.sub(lambda m: forward.get(m.group(0), m.group(0)), text)
+        text = _token_pattern(forward).sub(lambda m: toward.forward[m.group(0)], text)
+    lowered = {w.lower() for w in words}
+    backward = tuple(sorted(k for k in toward.backward if _WORD.search(k).group(0) in lowered))
     if backward:
-        text = lex.expansion.sub(lambda m: backward.get(_key(m.group(0)), m.group(0)), text)
+        text = _phrase_pattern(backward).sub(lambda m: toward.backward[_key(m.group(0))], text)
     return text
