@@ -7,11 +7,13 @@
 Sets: ``calibration-test`` (the held-out split of textleak/data/judge_calibration.jsonl, 80 claims),
 ``handwritten-test`` (the held-out split of textleak/judges/training/handwritten.jsonl: written by
 hand like the evaluation set, by other writers, from other cases; the adapter trains on its train split),
-``chat-heldout`` (benchmarks/heldout/*.jsonl: chat requests, e-mails, forms, pasted logs and code,
+``chat-heldout`` (benchmarks/heldout/chat_writer_*.jsonl: chat requests, e-mails, forms, pasted logs and code,
 hand-labelled by twelve writers who saw no judge code and no other labelled set; writers C to L joined on
 2026-11-29, D, F, G, H, I, J, K and L never read by anyone tuning the judge), ``chat-heldout-unread`` (D, F, G, H, I,
 J, K and L only: the honest figure for text the judge was never tuned on), ``chat-heldout-a`` ... ``chat-heldout-l``
-(one writer's file),
+(one writer's file), ``clinical-heldout`` (benchmarks/heldout/clinical_writer_*.jsonl: MedQA-style vignettes (M) and
+clinical documents as clinicians write them, letters, handovers, notes (N), by two writers of 2026-11-29 who saw only
+the rubric; never read by anyone tuning the judge), ``clinical-heldout-m``, ``clinical-heldout-n``,
 ``generated-val`` (the validation records' pairs of textleak.judges.training.pairs, same seed as the
 shipped adapter: records the adapter never saw, but built by the same rules), and any labelled JSONL
 (``--labels``; rows with ``claim``, ``document``, ``gold``, optional ``category`` and ``domain``).
@@ -70,9 +72,14 @@ def load_set(name: str, seed: int):
     if name.startswith("chat-heldout-"):  # one writer's file
         return load_labelled_claims(REPO / "benchmarks" / "heldout" / f"chat_writer_{name.removeprefix('chat-heldout-')}.jsonl")
     if name == "chat-heldout":
-        # hand-labelled chat requests, e-mails, forms, pasted logs and code (benchmarks/heldout/, ten writers who
+        # hand-labelled chat requests, e-mails, forms, pasted logs and code (benchmarks/heldout/, twelve writers who
         # never saw the judge code or another labelled set): held out from every adapter
-        return [item for path in sorted((REPO / "benchmarks" / "heldout").glob("*.jsonl")) for item in load_labelled_claims(path)]
+        return [item for path in sorted((REPO / "benchmarks" / "heldout").glob("chat_writer_*.jsonl")) for item in load_labelled_claims(path)]
+    if name == "clinical-heldout":
+        # hand-labelled clinical vignettes and documents by two writers nobody tuning the judge has read (only scored)
+        return [item for path in sorted((REPO / "benchmarks" / "heldout").glob("clinical_writer_*.jsonl")) for item in load_labelled_claims(path)]
+    if name.startswith("clinical-heldout-"):  # one writer's file
+        return load_labelled_claims(REPO / "benchmarks" / "heldout" / f"clinical_writer_{name.removeprefix('clinical-heldout-')}.jsonl")
     if name == "eval":
         from textleak.judges.agreement import EVAL_SET
 

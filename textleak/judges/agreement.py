@@ -400,7 +400,7 @@ def calibrate_thresholds(
 
 
 _LEAN_SETS = (("eval", "evaluation set"), ("handwritten_test", "other writers' pairs"), ("chat_heldout", "chat requests and pasted logs"),
-              ("chat_heldout_unread", "chat writers nobody tuning it read"))
+              ("chat_heldout_unread", "chat writers nobody tuning it read"), ("clinical_heldout", "clinical writers nobody tuning it read"))
 
 
 def _score_lean(calibration: dict[str, Any]) -> str:
@@ -426,7 +426,8 @@ def measured_agreement(description: dict[str, Any]) -> str:
         if "eval_spearman" in calibration:
             others = [f"{calibration[f'{name}_spearman']:.2f} on {calibration.get(f'{name}_n', '?')} {label}"
                       for name, label in (("handwritten_test", "from other writers"), ("chat_heldout", "chat requests and pasted logs"),
-                                          ("chat_heldout_unread", "of them from writers nobody tuning it read"))
+                                          ("chat_heldout_unread", "of them from writers nobody tuning it read"),
+                                          ("clinical_heldout", "clinical vignettes and notes from writers nobody tuning it read"))
                       if f"{name}_spearman" in calibration]
             other = f" ({', '.join(others)})" if others else ""
             return (f"Spearman {calibration['eval_spearman']:.2f} with {calibration.get('eval_n', '?')} hand-written labels{other}, "
