@@ -11,9 +11,11 @@ hand like the evaluation set, by other writers, from other cases; the adapter tr
 hand-labelled by twelve writers who saw no judge code and no other labelled set; writers C to L joined on
 2026-11-29, D, F, G, H, I, J, K and L never read by anyone tuning the judge), ``chat-heldout-unread`` (D, F, G, H, I,
 J, K and L only: the honest figure for text the judge was never tuned on), ``chat-heldout-a`` ... ``chat-heldout-l``
-(one writer's file), ``clinical-heldout`` (benchmarks/heldout/clinical_writer_*.jsonl: MedQA-style vignettes (M) and
+(one writer's file), ``clinical-heldout`` (benchmarks/heldout/clinical_writer_m and _n: MedQA-style vignettes (M) and
 clinical documents as clinicians write them, letters, handovers, notes (N), by two writers of 2026-11-29 who saw only
-the rubric; never read by anyone tuning the judge), ``clinical-heldout-m``, ``clinical-heldout-n``,
+the rubric; never read by anyone tuning the judge), ``clinical-heldout-m`` ... ``clinical-heldout-p`` (one writer's
+file; O, clinical documents of other kinds, and P, patients' and carers' health messages, were read while writing
+rules .33),
 ``generated-val`` (the validation records' pairs of textleak.judges.training.pairs, same seed as the
 shipped adapter: records the adapter never saw, but built by the same rules), and any labelled JSONL
 (``--labels``; rows with ``claim``, ``document``, ``gold``, optional ``category`` and ``domain``).
@@ -48,6 +50,7 @@ def make(spec: str):
 
 
 UNREAD_WRITERS = ("d", "f", "g", "h", "i", "j", "k", "l")  # benchmarks/heldout/: never read by anyone tuning the judge, only scored
+UNREAD_CLINICAL_WRITERS = ("m", "n")  # the clinical writers nobody tuning the judge read; O and P were read (rules .33)
 
 
 def load_set(name: str, seed: int):
@@ -77,7 +80,7 @@ def load_set(name: str, seed: int):
         return [item for path in sorted((REPO / "benchmarks" / "heldout").glob("chat_writer_*.jsonl")) for item in load_labelled_claims(path)]
     if name == "clinical-heldout":
         # hand-labelled clinical vignettes and documents by two writers nobody tuning the judge has read (only scored)
-        return [item for path in sorted((REPO / "benchmarks" / "heldout").glob("clinical_writer_*.jsonl")) for item in load_labelled_claims(path)]
+        return [item for w in UNREAD_CLINICAL_WRITERS for item in load_labelled_claims(REPO / "benchmarks" / "heldout" / f"clinical_writer_{w}.jsonl")]
     if name.startswith("clinical-heldout-"):  # one writer's file
         return load_labelled_claims(REPO / "benchmarks" / "heldout" / f"clinical_writer_{name.removeprefix('clinical-heldout-')}.jsonl")
     if name == "eval":

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from textleak.judges.values import reader_view
-from textleak.text.abbreviations import CLINICAL, EVERYDAY, expand_toward
+from textleak.text.abbreviations import CLINICAL, CLINICAL_MORE, EVERYDAY, MEDICINES, _merged, expand_toward
 
 
 def test_an_abbreviation_is_written_as_the_expansion_a_claim_writes():
@@ -58,15 +58,23 @@ def test_an_abbreviation_matches_only_as_a_whole_token_in_its_case():
 
 
 def test_every_listed_abbreviation_and_expansion_is_usable():
-    for abbreviation, expansions in [*CLINICAL.items(), *EVERYDAY.items()]:
+    merged = _merged()
+    for abbreviation, expansions in [*CLINICAL.items(), *CLINICAL_MORE.items(), *EVERYDAY.items(), *MEDICINES.items()]:
         assert abbreviation == abbreviation.strip() and abbreviation
         for expansion in expansions.split("|"):
             assert expansion.strip() == expansion and expansion.lower() != abbreviation.lower()
             # each expansion is found in a claim and the abbreviation rewritten toward it (unless another of the
             # abbreviation's expansions is part of this one, which the rule reads as two meanings)
             others = [e for e in expansions.split("|") if e != expansion and e.lower() in expansion.lower()]
-            if not others and abbreviation not in CLINICAL.keys() & EVERYDAY.keys():  # two meanings: the ambiguity test
+            if not others and merged[abbreviation] == expansions:  # an entry with meanings from two lists: the ambiguity test
                 assert expand_toward(f"x {abbreviation} y", [f"It is {expansion}."]) == f"x {expansion} y", (abbreviation, expansion)
+
+
+def test_a_medicine_is_read_under_its_other_names():
+    assert expand_toward("She takes apixaban 5 mg twice daily.", ["She takes Eliquis."]) == "She takes Eliquis 5 mg twice daily."
+    assert expand_toward("on eliquis and ventolin prn", ["She takes apixaban.", "She uses salbutamol."]) == "on apixaban and salbutamol prn"
+    assert expand_toward("Paracetamol 1 g four times a day", ["He takes acetaminophen."]) == "acetaminophen 1 g four times a day"
+    assert expand_toward("She takes apixaban.", ["She takes warfarin."]) == "She takes apixaban."  # another drug stays
 
 
 def test_the_reader_view_reads_abbreviations():

@@ -157,11 +157,73 @@ EVERYDAY: dict[str, str] = {
 }
 
 
+#: more clinical abbreviations: eyes, routes, obstetrics, abdomen, function and drugs written short
+CLINICAL_MORE: dict[str, str] = {
+    "IOP": "intraocular pressure", "VA": "visual acuity", "SC": "subcutaneous|subcutaneously", "s/c": "subcutaneous|subcutaneously",
+    "SL": "sublingual|sublingually", "NBM": "nil by mouth", "NPO": "nothing by mouth|nil by mouth", "NFR": "not for resuscitation",
+    "DNAR": "do not attempt resuscitation", "GDM": "gestational diabetes mellitus|gestational diabetes",
+    "PPH": "postpartum haemorrhage|postpartum hemorrhage", "SVD": "spontaneous vaginal delivery", "IUGR": "intrauterine growth restriction",
+    "RUQ": "right upper quadrant", "LUQ": "left upper quadrant", "RLQ": "right lower quadrant", "LLQ": "left lower quadrant",
+    "RIF": "right iliac fossa", "LIF": "left iliac fossa", "ROM": "range of motion", "ADLs": "activities of daily living",
+    "ADL": "activities of daily living", "MMSE": "Mini-Mental State Examination", "MoCA": "Montreal Cognitive Assessment",
+    "TUG": "Timed Up and Go", "BMD": "bone mineral density", "OGTT": "oral glucose tolerance test", "OTC": "over the counter",
+    "LOS": "length of stay", "A1C": "glycated hemoglobin|glycated haemoglobin", "GTN": "glyceryl trinitrate|nitroglycerin",
+    "MTX": "methotrexate", "HCQ": "hydroxychloroquine", "HCTZ": "hydrochlorothiazide", "ASA": "aspirin|acetylsalicylic acid",
+    "APAP": "acetaminophen|paracetamol", "INH": "isoniazid", "ICS": "inhaled corticosteroid", "MDI": "metered-dose inhaler",
+    "SABA": "short-acting beta agonist", "TMP-SMX": "trimethoprim-sulfamethoxazole|co-trimoxazole", "OCPs": "oral contraceptive pills",
+    "CP": "chest pain|cerebral palsy", "LBP": "low back pain", "UTIs": "urinary tract infections",
+}
+
+#: one medicine, several names: brand -> generic, and the two national generic names (a brand is also read in lower case)
+MEDICINES: dict[str, str] = {
+    "Eliquis": "apixaban", "Xarelto": "rivaroxaban", "Pradaxa": "dabigatran", "Coumadin": "warfarin", "Plavix": "clopidogrel",
+    "Brilinta": "ticagrelor", "Lipitor": "atorvastatin", "Crestor": "rosuvastatin", "Zocor": "simvastatin",
+    "Norvasc": "amlodipine", "Zestril": "lisinopril", "Lasix": "furosemide|frusemide", "Glucophage": "metformin",
+    "Januvia": "sitagliptin", "Jardiance": "empagliflozin", "Farxiga": "dapagliflozin", "Forxiga": "dapagliflozin",
+    "Ozempic": "semaglutide", "Wegovy": "semaglutide", "Mounjaro": "tirzepatide", "Victoza": "liraglutide",
+    "Lantus": "insulin glargine", "Humalog": "insulin lispro", "NovoRapid": "insulin aspart", "NovoLog": "insulin aspart",
+    "Synthroid": "levothyroxine", "Eltroxin": "levothyroxine", "Zoloft": "sertraline", "Lustral": "sertraline",
+    "Prozac": "fluoxetine", "Lexapro": "escitalopram", "Cipralex": "escitalopram", "Celexa": "citalopram", "Effexor": "venlafaxine",
+    "Cymbalta": "duloxetine", "Wellbutrin": "bupropion", "Seroquel": "quetiapine", "Abilify": "aripiprazole",
+    "Risperdal": "risperidone", "Zyprexa": "olanzapine", "Lamictal": "lamotrigine", "Keppra": "levetiracetam",
+    "Depakote": "valproate|sodium valproate", "Epilim": "sodium valproate|valproate", "Tegretol": "carbamazepine",
+    "Lyrica": "pregabalin", "Neurontin": "gabapentin", "Xanax": "alprazolam", "Valium": "diazepam", "Ativan": "lorazepam",
+    "Ritalin": "methylphenidate", "Concerta": "methylphenidate", "Adderall": "amphetamine", "Zyrtec": "cetirizine",
+    "Claritin": "loratadine", "Benadryl": "diphenhydramine", "Piriton": "chlorphenamine", "Sudafed": "pseudoephedrine",
+    "Ventolin": "salbutamol|albuterol", "albuterol": "salbutamol", "Flonase": "fluticasone", "Symbicort": "budesonide and formoterol",
+    "Spiriva": "tiotropium", "Tylenol": "acetaminophen|paracetamol", "acetaminophen": "paracetamol", "Panadol": "paracetamol",
+    "Advil": "ibuprofen", "Nurofen": "ibuprofen", "Motrin": "ibuprofen", "Aleve": "naproxen", "Naprosyn": "naproxen",
+    "Voltaren": "diclofenac", "Celebrex": "celecoxib", "Nexium": "esomeprazole", "Prilosec": "omeprazole", "Losec": "omeprazole",
+    "Zantac": "ranitidine", "Imodium": "loperamide", "Augmentin": "co-amoxiclav|amoxicillin-clavulanate", "Keflex": "cephalexin|cefalexin",
+    "cephalexin": "cefalexin", "Cipro": "ciprofloxacin", "Zithromax": "azithromycin", "Bactrim": "co-trimoxazole|trimethoprim-sulfamethoxazole",
+    "Flagyl": "metronidazole", "Tamiflu": "oseltamivir", "Valtrex": "valacyclovir|valaciclovir", "valacyclovir": "valaciclovir",
+    "Humira": "adalimumab", "Enbrel": "etanercept", "Remicade": "infliximab", "Keytruda": "pembrolizumab", "Herceptin": "trastuzumab",
+    "Avastin": "bevacizumab", "Aimovig": "erenumab", "Imitrex": "sumatriptan", "Imigran": "sumatriptan", "Viagra": "sildenafil",
+    "Cialis": "tadalafil", "Flomax": "tamsulosin", "Proscar": "finasteride", "EpiPen": "adrenaline|epinephrine",
+    "epinephrine": "adrenaline", "Narcan": "naloxone", "OxyContin": "oxycodone", "Ultram": "tramadol", "Zofran": "ondansetron",
+    "lignocaine": "lidocaine", "pethidine": "meperidine", "frusemide": "furosemide",
+    "nitroglycerin": "glyceryl trinitrate", "Deltasone": "prednisone", "Medrol": "methylprednisolone", "Entresto": "sacubitril/valsartan",
+}
+
+
+def _medicines() -> dict[str, str]:
+    """The medicines, each brand also in lower case ("eliquis"), as patients write it."""
+    out = {}
+    for name, generics in MEDICINES.items():
+        if name == generics:
+            continue
+        out[name] = generics
+        if name[0].isupper() and name.lower() not in MEDICINES:
+            out[name.lower()] = generics
+    return out
+
+
 def _merged() -> dict[str, str]:
     """Both lexicons as one; an abbreviation in both keeps every meaning ("HR": heart rate or human resources)."""
     out = dict(CLINICAL)
-    for a, e in EVERYDAY.items():
-        out[a] = f"{out[a]}|{e}" if a in out else e
+    for extra in (CLINICAL_MORE, EVERYDAY, _medicines()):
+        for a, e in extra.items():
+            out[a] = f"{out[a]}|{e}" if a in out else e
     return out
 
 
