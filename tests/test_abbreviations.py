@@ -122,3 +122,24 @@ def test_clinical_age_and_sex_shorthand_is_written_as_the_claims_write_that_age_
     assert expand_toward("45 M; 45yo M; 45 y/o male", claims) == "45-year-old man; 45-year-old man; 45-year-old man"
     # another age, the other sex, or a size is left as written
     assert expand_toward("45F, 82F, size 10M, 81 Fahrenheit", claims) == "45F, 82F, size 10M, 81 Fahrenheit"
+
+
+def test_a_sides_letter_is_written_as_the_side_a_claim_writes_but_not_litres():
+    claims = ["Her right intraocular pressure was 26 mmHg.", "His left ABPI is 0.94."]
+    assert expand_toward("IOP R 26 mmHg, L 24 mmHg; ABPI L 0.94", claims) \
+        == "intraocular pressure right 26 mmHg, left 24 mmHg; ABPI left 0.94"
+    assert expand_toward("Give 2 L of fluid; 1L bag", claims) == "Give 2 L of fluid; 1L bag"
+    assert expand_toward("IOP R 26 mmHg", ["Her intraocular pressure was 26 mmHg."]) == "intraocular pressure R 26 mmHg"  # no side
+
+
+def test_notes_state_a_measurement_without_its_noun():
+    """Rules .34: the verbatim shortcut reads "Braden 14" as "Her Braden score is 14"; a claim of one word and its
+    numbers is stated only where each number is written right after that word ("Pulse 104", not "BP 104/60, pulse 88")."""
+    from textleak.judges.nli import stating_sentence
+
+    assert stating_sentence("Her Braden score is 14.", ["Skin: Braden 14 (moderate risk)."]) is not None
+    assert stating_sentence("His pulse is 104.", ["Pulse 104 and regular."]) is not None
+    assert stating_sentence("His pulse is 104.", ["BP 104/60, pulse 88."]) is None  # another number in the slot
+    assert stating_sentence("His pulse is 104.", ["Pulse 96, BP 104/60."]) is None
+    assert stating_sentence("Her Braden score is 14.", ["Braden 16."]) is None
+    assert stating_sentence("The user lives alone.", ["Lives with her son."]) is None  # no number: two words still needed

@@ -79,7 +79,7 @@ from textleak.judges.base import NOT_JUDGED, ClaimRating, Judge, normalise
 from textleak.judges.embedding import EmbeddingJudge
 from textleak.judges.values import FRAME_WORDS, NEGATION, ValueVerdict, negates_words, reader_view, rival_value, value_verdict
 from textleak.registry import judges
-from textleak.text import extract_numbers, split_sentences
+from textleak.text import extract_numbers, rouge_tokens, split_sentences
 from textleak.text.abbreviations import expand_toward
 from textleak.text.language import detect_language
 from textleak.text.layout import read_layout
@@ -91,7 +91,7 @@ WEIGHTS_DIR = Path(__file__).resolve().parent / "weights" / "nli"
 # The version of the rules around the model (values, reader's view, markers): part of describe(), hence of
 # every rating cache key, so ratings cached under older rules are recomputed. Bump it when a rule changes
 # what a rating, or its status, is.
-RULES_VERSION = "2026-11-29.33"
+RULES_VERSION = "2026-11-29.34"
 # the score of a claim rated 1 because its values are written together where the model finds no contradiction:
 # at most half-way between "same" (0) and "similar" (0.5)
 STATED_AT_VALUES_SCORE = 0.25
@@ -602,11 +602,37 @@ def _claim_subject(claim: str) -> str | None:
     return None if m is None else "the " + m.group(1).lower()
 
 
+_MEASUREMENT_NOUNS = frozenset(rouge_tokens("score level levels count value reading result results measurement"))
+
+
+def _labelled(sentence: str, words: frozenset[str], numbers: frozenset[str]) -> bool:
+    """Every one of ``numbers`` is written in ``sentence`` right after one of ``words`` (stemmed: among the words since
+    the number before it, at most :data:`_SLOT_WINDOW`): "Pulse 104" labels 104 as the pulse, "BP 104/60, pulse 88" and
+    "Pulse 96, BP 104/60" do not. A claim with one content word besides its numbers is stated only where its number
+    is that word's ("His pulse is 104")."""
+    tokens = [m.group(0) for m in _SLOT_TOKEN.finditer(sentence)]
+    labelled: set[str] = set()
+    since: list[str] = []
+    for token in tokens:
+        if token[0].isdigit():
+            labels = frozenset(rouge_tokens(" ".join(since[-_SLOT_WINDOW:])))
+            if labels & words:
+                labelled |= extract_numbers(token)
+            since = []
+        else:
+            since.append(token)
+    return numbers <= labelled
+
+
 def stating_sentence(claim: str, sentences: Sequence[str], voice: bool = True) -> str | None:
     """The first of ``sentences`` that states ``claim`` (:func:`states_claim`), each read in the claim's
     voice when ``voice`` (:func:`in_claim_voice`); None when none does. The claim's facts are looked up
     once, not once per sentence."""
     c_text, content, c_numbers, c_negated = _text_facts(claim, True)
+    if c_numbers:
+        # a measurement is written without its noun in notes and lab lines ("Braden 14" for "Her Braden score is 14")
+        content = content - _MEASUREMENT_NOUNS
+    words = frozenset(t for t in content if not t[0].isdigit())
     who = _claim_subject(claim) if voice else None
     by_words = len(content) >= 2
     for s in sentences:
@@ -617,7 +643,8 @@ def stating_sentence(claim: str, sentences: Sequence[str], voice: bool = True) -
         # a positive claim: polarity over its own words, since a negation elsewhere in the sentence ("..., with no bleeding")
         # is not the claim's; a negated claim keeps the whole sentence's (a scope the cues miss must not lose it the shortcut)
         if by_words and content <= s_tokens and c_numbers <= s_numbers and (
-                s_negated if c_negated else not (s_negated and negates_words(read, content))):
+                s_negated if c_negated else not (s_negated and negates_words(read, content))) and (
+                len(words) != 1 or not c_numbers or _labelled(read, words, c_numbers)):
             return s
     return None
 

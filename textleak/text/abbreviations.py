@@ -295,6 +295,8 @@ def _spans(pattern: re.Pattern, text: str, also: str) -> list[tuple[int, int]]:
 # a claim's age and sex ("an 81-year-old woman"), and the clinical shorthand for them ("81F", "45 M", "45yo M", "45 y/o male")
 _CLAIM_AGE = re.compile(r"\b(\d{1,3})-year-old\s+(man|woman|male|female|boy|girl|gentleman|lady)\b", re.IGNORECASE)
 _SHORT_AGE = re.compile(r"(?<![\w/.-])(\d{1,3})\s?(?:(?:yo|y/o|y\.o\.|yrs?|years?)\s?)?(M|F|male|female)(?![\w-])")
+# a side written as its letter in notes ("IOP R 26 mmHg", "ABPI L 0.94", "L anterior epistaxis"); not after a number ("2 L")
+_SIDE = re.compile(r"(?<![\w.&/-])(?<!\d )[RL](?![\w&/-]|\.\w)")
 _SEX = {"man": "m", "male": "m", "boy": "m", "gentleman": "m", "woman": "f", "female": "f", "girl": "f", "lady": "f"}
 
 
@@ -306,6 +308,7 @@ class _Toward:
     forward: dict[str, str]
     backward: dict[str, str]
     ages: dict[tuple[str, str], str]
+    sides: dict[str, str]  # "R" -> "right", "L" -> "left", where a claim writes the side
 
 
 def _outermost(found: dict[str, list[tuple[int, int]]]) -> list[str]:
@@ -345,16 +348,20 @@ def _toward(joined: str) -> _Toward:
             for e in lex.expansions[a]:
                 backward.setdefault(_key(e), a)
     ages = {(m.group(1), _SEX[m.group(2).lower()]): m.group(0) for m in _CLAIM_AGE.finditer(joined)}
-    return _Toward(forward, backward, ages)
+    sides = {letter: side for letter, side in (("R", "right"), ("L", "left")) if side in folded}
+    return _Toward(forward, backward, ages, sides)
 
 
 def expand_toward(text: str, claims: Sequence[str]) -> str:
     """``text`` with each listed abbreviation written as the expansion a claim writes, and each listed expansion
-    written as the abbreviation a claim writes (see the module docstring), and clinical age-and-sex shorthand ("81F")
-    as the claims write that age and sex ("81-year-old woman"); unchanged when no claim writes either."""
+    written as the abbreviation a claim writes (see the module docstring), clinical age-and-sex shorthand ("81F")
+    as the claims write that age and sex ("81-year-old woman"), and a side's letter ("IOP R 26") as the side a claim
+    writes ("right"); unchanged when no claim writes either."""
     toward = _toward("\n".join(claims))
     if toward.ages:
         text = _SHORT_AGE.sub(lambda m: toward.ages.get((m.group(1), m.group(2)[0].lower()), m.group(0)), text)
+    if toward.sides:
+        text = _SIDE.sub(lambda m: toward.sides.get(m.group(0), m.group(0)), text)
     if not toward.forward and not toward.backward:
         return text
     words = set(_WORD.findall(text))  # only entries whose first word the text writes are looked for
