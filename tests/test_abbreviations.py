@@ -143,3 +143,25 @@ def test_notes_state_a_measurement_without_its_noun():
     assert stating_sentence("His pulse is 104.", ["Pulse 96, BP 104/60."]) is None
     assert stating_sentence("Her Braden score is 14.", ["Braden 16."]) is None
     assert stating_sentence("The user lives alone.", ["Lives with her son."]) is None  # no number: two words still needed
+
+
+def test_a_number_before_its_noun_still_states_a_one_word_claim():
+    """The review of rules .34: only a number the claim's word gives another value rules the sentence out."""
+    from textleak.judges.nli import stating_sentence
+
+    assert stating_sentence("The user has 2 cats.", ["I live with my 2 cats in Leeds."]) is not None
+    assert stating_sentence("She has 3 children.", ["Mother of 3 children, works nights."]) is not None
+    assert stating_sentence("His pulse is 104.", ["Pulse was measured at 104."]) is not None
+
+
+def test_what_the_review_found_rewritten_by_mistake_is_left_as_written():
+    # an expansion inside a longer one the claims write
+    claims = ["He has HF.", "He has congestive heart failure."]
+    assert expand_toward("Known congestive heart failure; new heart failure.", claims) == "Known congestive heart failure; new HF."
+    # a name's initial is not a side
+    sides = ["Her right intraocular pressure is 26 mmHg.", "She has a left nosebleed."]
+    assert expand_toward("Patient John R Smith, seen by Dr L Jones", sides) == "Patient John R Smith, seen by Dr L Jones"
+    # e-mail addresses and URL queries
+    assert expand_toward("CKD@example.com, ?q=CKD", ["He has chronic kidney disease."]) == "CKD@example.com, ?q=CKD"
+    # Roman numerals
+    assert expand_toward("Henry IV; stage IV; given IV", ["It was given intravenously."]) == "Henry IV; stage IV; given intravenously"

@@ -50,3 +50,14 @@ def test_nli_judge_reads_a_lab_value_in_si_units_as_the_claim():
     rated = make_judge("nli").rate([["Her creatinine is 1.5 mg/dL.", "Her fasting glucose is 126 mg/dL."]],
                                    ["Bloods this morning: creatinine 133 µmol/L, fasting glucose 7.0 mmol/L, potassium 4.1."])
     assert [r.rating for r in rated[0]] == [1, 1]
+
+
+def test_a_value_a_claim_writes_as_the_text_writes_it_is_not_rewritten_away():
+    """The review of rules .31: another claim's "133 µmol/L" must stay where it is written."""
+    claims = ["Her creatinine is 1.5 mg/dL.", "The lab reported 133 µmol/L."]
+    assert rewrite_lab_values("The lab reported creatinine 133 µmol/L.", claims) == "The lab reported creatinine 133 µmol/L."
+
+
+def test_a_value_belongs_to_the_analyte_named_right_before_it():
+    assert rewrite_lab_values("HDL cholesterol and LDL 3.4 mmol/L", ["His HDL is 131 mg/dL."]) == "HDL cholesterol and LDL 3.4 mmol/L"
+    assert [v.analyte for v in find_lab_values("glucose, creatinine 133 µmol/L")] == ["creatinine"]

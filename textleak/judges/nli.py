@@ -81,6 +81,7 @@ from textleak.judges.values import FRAME_WORDS, NEGATION, ValueVerdict, negates_
 from textleak.registry import judges
 from textleak.text import extract_numbers, rouge_tokens, split_sentences
 from textleak.text.abbreviations import expand_toward
+from textleak.text.lab_values import rewrite_lab_values
 from textleak.text.language import detect_language
 from textleak.text.layout import read_layout
 from textleak.text.voice import user_voice
@@ -91,7 +92,7 @@ WEIGHTS_DIR = Path(__file__).resolve().parent / "weights" / "nli"
 # The version of the rules around the model (values, reader's view, markers): part of describe(), hence of
 # every rating cache key, so ratings cached under older rules are recomputed. Bump it when a rule changes
 # what a rating, or its status, is.
-RULES_VERSION = "2026-11-29.34"
+RULES_VERSION = "2026-11-29.35"
 # the score of a claim rated 1 because its values are written together where the model finds no contradiction:
 # at most half-way between "same" (0) and "similar" (0.5)
 STATED_AT_VALUES_SCORE = 0.25
@@ -605,23 +606,22 @@ def _claim_subject(claim: str) -> str | None:
 _MEASUREMENT_NOUNS = frozenset(rouge_tokens("score level levels count value reading result results measurement"))
 
 
-def _labelled(sentence: str, words: frozenset[str], numbers: frozenset[str]) -> bool:
-    """Every one of ``numbers`` is written in ``sentence`` right after one of ``words`` (stemmed: among the words since
-    the number before it, at most :data:`_SLOT_WINDOW`): "Pulse 104" labels 104 as the pulse, "BP 104/60, pulse 88" and
-    "Pulse 96, BP 104/60" do not. A claim with one content word besides its numbers is stated only where its number
-    is that word's ("His pulse is 104")."""
-    tokens = [m.group(0) for m in _SLOT_TOKEN.finditer(sentence)]
+def _labelled_elsewhere(sentence: str, words: frozenset[str], numbers: frozenset[str]) -> bool:
+    """Whether ``sentence`` writes a number right after one of ``words`` (stemmed: among the words since the number
+    before it, at most :data:`_SLOT_WINDOW`) and none of ``numbers`` there: "BP 104/60, pulse 88" gives the pulse 88,
+    so it does not state "His pulse is 104". Where the word labels no number ("Pulse was measured at 104", "my 2
+    cats") nothing is said against the claim."""
     labelled: set[str] = set()
     since: list[str] = []
-    for token in tokens:
+    for m in _SLOT_TOKEN.finditer(sentence):
+        token = m.group(0)
         if token[0].isdigit():
-            labels = frozenset(rouge_tokens(" ".join(since[-_SLOT_WINDOW:])))
-            if labels & words:
+            if frozenset(rouge_tokens(" ".join(since[-_SLOT_WINDOW:]))) & words:
                 labelled |= extract_numbers(token)
             since = []
         else:
             since.append(token)
-    return numbers <= labelled
+    return bool(labelled) and not (labelled & numbers)
 
 
 def stating_sentence(claim: str, sentences: Sequence[str], voice: bool = True) -> str | None:
@@ -644,7 +644,7 @@ def stating_sentence(claim: str, sentences: Sequence[str], voice: bool = True) -
         # is not the claim's; a negated claim keeps the whole sentence's (a scope the cues miss must not lose it the shortcut)
         if by_words and content <= s_tokens and c_numbers <= s_numbers and (
                 s_negated if c_negated else not (s_negated and negates_words(read, content))) and (
-                len(words) != 1 or not c_numbers or _labelled(read, words, c_numbers)):
+                len(words) != 1 or not c_numbers or not _labelled_elsewhere(read, words, c_numbers)):
             return s
     return None
 
@@ -833,13 +833,15 @@ class NLIJudge(Judge):
         results: list[list[ClaimRating | None]] = [[None] * len(cs) for cs in claims]
         spans_as_written: dict[int, list[dict[str, Any]]] = {}
         if self.reader_view:
-            # where headings and tables are read (textleak.text.layout) or abbreviations written out
-            # (textleak.text.abbreviations), the best span of the text as written is read too: a reading adds words to
+            # where headings and tables are read (textleak.text.layout) or abbreviations, medicine names or lab values
+            # written as the claims write them (textleak.text.abbreviations, textleak.text.lab_values), the best span of
+            # the text as written is read too: a reading adds words to
             # its line ("BACKGROUND: I was in prison") and a rewrite changes a sentence, either of which can turn the
             # cross-encoder, and the lowest score of the spans counts, so a reading can add a statement, never hide one
-            changed = [i for i, doc in enumerate(documents) if read_layout(doc) != doc or expand_toward(doc, claims[i]) != doc]
+            changed = [i for i, doc in enumerate(documents)
+                       if read_layout(doc) != doc or expand_toward(doc, claims[i]) != doc or rewrite_lab_values(doc, claims[i]) != doc]
             if changed:
-                plain = [reader_view(documents[i], claims[i], layout=False, abbreviations=False) for i in changed]
+                plain = [reader_view(documents[i], claims[i], layout=False, terms=False) for i in changed]
                 spans_as_written = dict(zip(changed, self.candidate_spans([claims[i] for i in changed], plain)))
             documents = [reader_view(doc, cs) for doc, cs in zip(documents, claims)]
         found = self.candidate_spans(claims, documents)

@@ -925,12 +925,12 @@ def rival_value(claim: str, span: str, document: str) -> str | None:
     return _opposite_written(claim, span, document)
 
 
-def reader_view(document: str, claims: Sequence[str], layout: bool = True, abbreviations: bool = True) -> str:
+def reader_view(document: str, claims: Sequence[str], layout: bool = True, terms: bool = True) -> str:
     """The document as a reader reads it against these claims: headings read with the line after them and
     table rows with their header (:func:`textleak.text.layout.read_layout`; ``layout=False`` leaves the lines as they are), typos repaired toward the claims' words
     (:func:`textleak.text.typos.repair_typos`), clinical abbreviations written as the claims write them
-    (:func:`textleak.text.abbreviations.expand_toward`: "CKD" as "chronic kidney disease"; ``abbreviations=False``
-    leaves them as written), quantities written in the claims' units
+    (:func:`textleak.text.abbreviations.expand_toward`: "CKD" as "chronic kidney disease"; ``terms=False``
+    leaves them, medicine names and lab values as written), quantities written in the claims' units
     (:func:`textleak.text.quantities.rewrite_units`; a lab value in the other unit system for its analyte, "creatinine
     133 µmol/L" as "1.5 mg/dL": :func:`textleak.text.lab_values.rewrite_lab_values`), and clock times and dates as the claims write them
     (:mod:`textleak.text.clock`, :mod:`textleak.text.dates`). All only bring the text closer to the claims."""
@@ -941,8 +941,9 @@ def reader_view(document: str, claims: Sequence[str], layout: bool = True, abbre
 
     words = {w for c in claims for w in re.findall(r"[A-Za-z]+", c)}
     text = repair_typos(read_layout(document) if layout else document, words)
-    text = rewrite_units(expand_toward(text, claims) if abbreviations else text, quantities_of(claims))
-    text = rewrite_lab_values(text, claims)
+    text = rewrite_units(expand_toward(text, claims) if terms else text, quantities_of(claims))
+    if terms:
+        text = rewrite_lab_values(text, claims)
     claim_times = [m for c in claims for m in CLOCK.finditer(c)]
     if claim_times:  # clock times as the claims write them ("19:40" -> "7:40 pm"), where they write it one way
         forms: dict[str, set[str]] = {}

@@ -264,7 +264,7 @@ def _lexicon() -> _Lexicon:
     return _Lexicon()
 
 
-_BEFORE_TOKEN = r"(?<![\w&/.-])"
+_BEFORE_TOKEN = r"(?<![\w&/.@=?-])"
 _BEFORE_PHRASE = r"(?<![\w-])"
 
 
@@ -273,7 +273,7 @@ def _token_pattern(abbreviations: tuple[str, ...]) -> re.Pattern:
     """The abbreviations as whole tokens, in their case: not inside a word, a path, a host or a file name
     ("prod.example.com", "config.yaml", ".env"); the longest first ("O2 sats" before "O2")."""
     alternatives = "|".join(map(re.escape, sorted(abbreviations, key=len, reverse=True)))
-    return re.compile(_BEFORE_TOKEN + "(?:" + alternatives + r")(?![\w&/-]|\.\w)")
+    return re.compile(_BEFORE_TOKEN + "(?:" + alternatives + r")(?![\w&/@=-]|\.\w)")
 
 
 @lru_cache(maxsize=1024)
@@ -296,7 +296,7 @@ def _spans(pattern: re.Pattern, text: str, also: str) -> list[tuple[int, int]]:
 _CLAIM_AGE = re.compile(r"\b(\d{1,3})-year-old\s+(man|woman|male|female|boy|girl|gentleman|lady)\b", re.IGNORECASE)
 _SHORT_AGE = re.compile(r"(?<![\w/.-])(\d{1,3})\s?(?:(?:yo|y/o|y\.o\.|yrs?|years?)\s?)?(M|F|male|female)(?![\w-])")
 # a side written as its letter in notes ("IOP R 26 mmHg", "ABPI L 0.94", "L anterior epistaxis"); not after a number ("2 L")
-_SIDE = re.compile(r"(?<![\w.&/-])(?<!\d )[RL](?![\w&/-]|\.\w)")
+_SIDE = re.compile(r"(?<![\w.&/-])(?<!\d )[RL](?![\w&/-]|\.\w|\.?\s+[A-Z][a-z])")  # not an initial ("John R Smith", "Dr L Jones")
 _SEX = {"man": "m", "male": "m", "boy": "m", "gentleman": "m", "woman": "f", "female": "f", "girl": "f", "lady": "f"}
 
 
@@ -309,6 +309,7 @@ class _Toward:
     backward: dict[str, str]
     ages: dict[tuple[str, str], str]
     sides: dict[str, str]  # "R" -> "right", "L" -> "left", where a claim writes the side
+    kept: tuple[str, ...]  # the expansions the claims write (as _key writes them): never rewritten inside the text
 
 
 def _outermost(found: dict[str, list[tuple[int, int]]]) -> list[str]:
@@ -326,7 +327,7 @@ def _toward(joined: str) -> _Toward:
     lex = _lexicon()
     words = set(_WORD.findall(joined))
     folded = {w.lower() for w in words}
-    found_abbreviations = {a: _spans(lex.token[a], joined, "&/.-") for w in words for a in lex.abbreviations_at.get(w, ())}
+    found_abbreviations = {a: _spans(lex.token[a], joined, "&/.@=?-") for w in words for a in lex.abbreviations_at.get(w, ())}
     flat = _key(joined)
     lower = joined.lower()
     if len(lower) != len(joined):  # "İ" lowers to two characters: match in the text's own case
@@ -349,7 +350,7 @@ def _toward(joined: str) -> _Toward:
                 backward.setdefault(_key(e), a)
     ages = {(m.group(1), _SEX[m.group(2).lower()]): m.group(0) for m in _CLAIM_AGE.finditer(joined)}
     sides = {letter: side for letter, side in (("R", "right"), ("L", "left")) if side in folded}
-    return _Toward(forward, backward, ages, sides)
+    return _Toward(forward, backward, ages, sides, tuple(sorted(written_expansions)))
 
 
 def expand_toward(text: str, claims: Sequence[str]) -> str:
@@ -367,9 +368,22 @@ def expand_toward(text: str, claims: Sequence[str]) -> str:
     words = set(_WORD.findall(text))  # only entries whose first word the text writes are looked for
     forward = tuple(sorted(a for a in toward.forward if _WORD.search(a).group(0) in words))
     if forward:
-        text = _token_pattern(forward).sub(lambda m: toward.forward[m.group(0)], text)
+        text = _token_pattern(forward).sub(lambda m: m.group(0) if _numeral(text, m) else toward.forward[m.group(0)], text)
     lowered = {w.lower() for w in words}
     backward = tuple(sorted(k for k in toward.backward if _WORD.search(k).group(0) in lowered))
     if backward:
-        text = _phrase_pattern(backward).sub(lambda m: toward.backward[_key(m.group(0))], text)
+        # an expansion inside a longer one the claims write stays ("congestive heart failure" is not "congestive HF"
+        # for a record whose claims write both "HF" and "congestive heart failure")
+        kept = [m.span() for m in _phrase_pattern(toward.kept).finditer(text)] if toward.kept else []
+        text = _phrase_pattern(backward).sub(
+            lambda m: m.group(0) if any(a <= m.start() and m.end() <= b and (a, b) != m.span() for a, b in kept)
+            else toward.backward[_key(m.group(0))], text)
     return text
+
+
+_NUMERAL_BEFORE = re.compile(r"(?:\b[A-Z][a-z]+|\b(?i:stage|grade|type|class|phase|part|chapter|level|category))\s+$")
+
+
+def _numeral(text: str, m: re.Match) -> bool:
+    """A Roman numeral, not an abbreviation: "IV" after a name or a stage word ("Henry IV", "stage IV")."""
+    return m.group(0) in ("IV", "II", "III", "VI") and _NUMERAL_BEFORE.search(text, max(0, m.start() - 20), m.start()) is not None

@@ -28,7 +28,7 @@ _ANALYTES: dict[str, tuple[str, dict[str, float]]] = {
     "hdl": (r"HDL(?:-C)?(?i:(?: |-)cholesterol)?", {"mmol/l": 38.67}),
     "triglycerides": (r"(?i:triglycerides?)|TGs?", {"mmol/l": 88.57}),
     "bilirubin": (r"(?i:bilirubin|bili)", {"umol/l": 1 / 17.1}),
-    "calcium": (r"(?i:calcium)|Ca(?:2\+|\+\+)?", {"mmol/l": 4.008}),
+    "calcium": (r"(?i:(?:total |corrected |adjusted )?calcium)|Ca", {"mmol/l": 4.008}),  # not ionised calcium ("Ca2+"): another value
     "urea": (r"(?i:blood urea nitrogen|urea nitrogen|urea)|BUN", {"mmol/l": 2.801}),
     "uric acid": (r"(?i:uric acid|urate)", {"umol/l": 1 / 59.48, "mmol/l": 1000 / 59.48}),
     "magnesium": (r"(?i:magnesium)|Mg", {"mmol/l": 2.431}),
@@ -37,6 +37,7 @@ _ANALYTES: dict[str, tuple[str, dict[str, float]]] = {
 }
 _UNIT = rf"mg/dl|mg/100 ?ml|mmol/mol|mmol/l|{_MICRO}|%"
 _NUMBER = r"\d+(?:\.\d+)?"
+_WITH_UNIT = re.compile(rf"(?<![\w.])({_NUMBER})\s*((?i:{_UNIT}))(?![\w])")
 
 
 @dataclass(frozen=True)
@@ -71,8 +72,11 @@ def _conventional(analyte: str, unit: str, number: float) -> float | None:
 @lru_cache(maxsize=1)
 def _pattern() -> re.Pattern:
     names = "|".join(f"(?P<a{k}>{name})" for k, (name, _) in enumerate(_ANALYTES.values()))
-    # the analyte, then up to 25 characters without a digit ("level was", ": ", " (fasting) "), the number and its unit
-    return re.compile(rf"(?<![\w-])(?:{names})(?![\w])[^\d\n;]{{0,25}}?(?P<number>{_NUMBER})\s*(?P<unit>(?i:{_UNIT}))(?![\w])")
+    any_name = "|".join(f"(?:{name})" for name, _ in _ANALYTES.values())
+    # the analyte, then up to 25 characters without a digit or another analyte's name ("level was", ": ", " (fasting) "),
+    # the number and its unit: in "HDL cholesterol and LDL 3.4 mmol/L" the 3.4 is the LDL's
+    gap = rf"(?:(?!(?<![\w-])(?:{any_name})(?![\w]))[^\d\n;]){{0,25}}?"
+    return re.compile(rf"(?<![\w-])(?:{names})(?![\w]){gap}(?P<number>{_NUMBER})\s*(?P<unit>(?i:{_UNIT}))(?![\w])")
 
 
 @lru_cache(maxsize=65536)
@@ -106,4 +110,16 @@ def rewrite_lab_values(text: str, claims: Sequence[str]) -> str:
     references = [v for c in claims for v in find_lab_values(c)]
     if not references:
         return text
-    return rewrite_as(text, find_lab_values(text), references, same_lab_value)
+    # a value some claim writes as the text writes it stays: rewriting it would take it from that claim
+    written = {(_number_and_unit(v)) for c in claims for v in find_lab_values(c)} | _numbers_with_units(claims)
+    found = [v for v in find_lab_values(text) if _number_and_unit(v) not in written]
+    return rewrite_as(text, found, references, same_lab_value)
+
+
+def _number_and_unit(value: LabValue) -> tuple[str, str]:
+    return re.match(_NUMBER, value.text).group(0), value.unit
+
+
+def _numbers_with_units(claims: Sequence[str]) -> set[tuple[str, str]]:
+    """Every number the claims write with a lab unit, whatever names it ("The lab reported 133 µmol/L")."""
+    return {(m.group(1), _unit(m.group(2))) for c in claims for m in _WITH_UNIT.finditer(c)}
