@@ -165,3 +165,12 @@ def test_what_the_review_found_rewritten_by_mistake_is_left_as_written():
     assert expand_toward("CKD@example.com, ?q=CKD", ["He has chronic kidney disease."]) == "CKD@example.com, ?q=CKD"
     # Roman numerals
     assert expand_toward("Henry IV; stage IV; given IV", ["It was given intravenously."]) == "Henry IV; stage IV; given intravenously"
+
+
+def test_a_bare_age_is_written_in_years_where_a_claim_writes_that_age():
+    """Rules .36: "I'm 49," states "The user is 49 years old"; a number that measures something else does not."""
+    claims = ["The user is 49 years old."]
+    assert expand_toward("I'm 49, male.", claims) == "I'm 49 years old, male."
+    assert expand_toward("aged 49. Pt 49 yo", claims) == "aged 49 years old. Pt 49 years old"
+    assert expand_toward("I'm 49 minutes late; I'm 50, male", claims) == "I'm 49 minutes late; I'm 50, male"
+    assert expand_toward("I'm 49, male.", ["He is a 49-year-old man."]) == "I'm 49 years old, male."

@@ -295,6 +295,11 @@ def _spans(pattern: re.Pattern, text: str, also: str) -> list[tuple[int, int]]:
 # a claim's age and sex ("an 81-year-old woman"), and the clinical shorthand for them ("81F", "45 M", "45yo M", "45 y/o male")
 _CLAIM_AGE = re.compile(r"\b(\d{1,3})-year-old\s+(man|woman|male|female|boy|girl|gentleman|lady)\b", re.IGNORECASE)
 _SHORT_AGE = re.compile(r"(?<![\w/.-])(\d{1,3})\s?(?:(?:yo|y/o|y\.o\.|yrs?|years?)\s?)?(M|F|male|female)(?![\w-])")
+# a claim's age in years ("49 years old", "a 49-year-old"), and a bare age as chat and notes write it ("I'm 49,", "aged 49",
+# "49 yo"): only before punctuation or a word that ends the phrase, so "I'm 49 minutes late" and "I'm 5 foot" stay
+_CLAIM_YEARS = re.compile(r"\b(\d{1,3})(?:\s+years?\s+old|-years?-old)\b", re.IGNORECASE)
+_BARE_AGE = re.compile(r"(?:\b(?:I'm|I\s+am|Im|aged|age)\s+(\d{1,3})(?=\s*(?:[,.;:!?)]|$|\s+(?:and|now|this|next|last|with|but)\b))"
+                       r"|(?<![\w./-])(\d{1,3})\s?(?:yo|y/o|y\.o\.|yrs|yr)(?![\w/]))", re.IGNORECASE)
 # a side written as its letter in notes ("IOP R 26 mmHg", "ABPI L 0.94", "L anterior epistaxis"); not after a number ("2 L")
 _SIDE = re.compile(r"(?<![\w.&/-])(?<!\d )[RL](?![\w&/-]|\.\w|\.?\s+[A-Z][a-z])")  # not an initial ("John R Smith", "Dr L Jones")
 _SEX = {"man": "m", "male": "m", "boy": "m", "gentleman": "m", "woman": "f", "female": "f", "girl": "f", "lady": "f"}
@@ -310,6 +315,7 @@ class _Toward:
     ages: dict[tuple[str, str], str]
     sides: dict[str, str]  # "R" -> "right", "L" -> "left", where a claim writes the side
     kept: tuple[str, ...]  # the expansions the claims write (as _key writes them): never rewritten inside the text
+    years: frozenset[str]  # the ages the claims write in years ("49")
 
 
 def _outermost(found: dict[str, list[tuple[int, int]]]) -> list[str]:
@@ -350,7 +356,8 @@ def _toward(joined: str) -> _Toward:
                 backward.setdefault(_key(e), a)
     ages = {(m.group(1), _SEX[m.group(2).lower()]): m.group(0) for m in _CLAIM_AGE.finditer(joined)}
     sides = {letter: side for letter, side in (("R", "right"), ("L", "left")) if side in folded}
-    return _Toward(forward, backward, ages, sides, tuple(sorted(written_expansions)))
+    years = frozenset(m.group(1) for m in _CLAIM_YEARS.finditer(joined))
+    return _Toward(forward, backward, ages, sides, tuple(sorted(written_expansions)), years)
 
 
 def expand_toward(text: str, claims: Sequence[str]) -> str:
@@ -363,6 +370,8 @@ def expand_toward(text: str, claims: Sequence[str]) -> str:
         text = _SHORT_AGE.sub(lambda m: toward.ages.get((m.group(1), m.group(2)[0].lower()), m.group(0)), text)
     if toward.sides:
         text = _SIDE.sub(lambda m: toward.sides.get(m.group(0), m.group(0)), text)
+    if toward.years:
+        text = _BARE_AGE.sub(_in_years(toward.years), text)
     if not toward.forward and not toward.backward:
         return text
     words = set(_WORD.findall(text))  # only entries whose first word the text writes are looked for
@@ -379,6 +388,17 @@ def expand_toward(text: str, claims: Sequence[str]) -> str:
             lambda m: m.group(0) if any(a <= m.start() and m.end() <= b and (a, b) != m.span() for a, b in kept)
             else toward.backward[_key(m.group(0))], text)
     return text
+
+
+def _in_years(years: frozenset[str]):
+    """The replacement for :data:`_BARE_AGE`: "I'm 49" as "I'm 49 years old", "49 yo" as "49 years old", for the claims' ages."""
+    def replace(m: re.Match) -> str:
+        if m.group(1) in years:
+            return f"{m.group(0)} years old"
+        if m.group(2) in years:
+            return f"{m.group(2)} years old"
+        return m.group(0)
+    return replace
 
 
 _NUMERAL_BEFORE = re.compile(r"(?:\b[A-Z][a-z]+|\b(?i:stage|grade|type|class|phase|part|chapter|level|category))\s+$")
