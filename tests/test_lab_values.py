@@ -61,3 +61,14 @@ def test_a_value_a_claim_writes_as_the_text_writes_it_is_not_rewritten_away():
 def test_a_value_belongs_to_the_analyte_named_right_before_it():
     assert rewrite_lab_values("HDL cholesterol and LDL 3.4 mmol/L", ["His HDL is 131 mg/dL."]) == "HDL cholesterol and LDL 3.4 mmol/L"
     assert [v.analyte for v in find_lab_values("glucose, creatinine 133 µmol/L")] == ["creatinine"]
+
+
+def test_a_rewrite_after_a_typo_repair_still_has_the_text_as_written_read_too():
+    """The judge reads the text as written wherever the reader's view rewrote terms, decided on the view itself: the
+    check used to run on the raw text, where "creatinnie" names no analyte, so the rewrite went unnoticed."""
+    from textleak.judges.values import reader_views
+
+    view, as_written = reader_views("Bloods: creatinnie 133 µmol/L today.", ["Her creatinine is 1.5 mg/dL."])
+    assert "creatinine 1.5 mg/dL" in view
+    assert as_written is not None and "133 µmol/L" in as_written
+    assert reader_views("Bloods: creatinine 1.5 mg/dL today.", ["Her creatinine is 1.5 mg/dL."])[1] is None

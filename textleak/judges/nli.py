@@ -77,13 +77,10 @@ import numpy as np
 from textleak.encoder_inputs import EncoderInputs, pad_rows, unpadded
 from textleak.judges.base import NOT_JUDGED, ClaimRating, Judge, normalise
 from textleak.judges.embedding import EmbeddingJudge
-from textleak.judges.values import FRAME_WORDS, NEGATION, ValueVerdict, negates_words, reader_view, rival_value, value_verdict
+from textleak.judges.values import FRAME_WORDS, NEGATION, ValueVerdict, negates_words, reader_views, rival_value, value_verdict
 from textleak.registry import judges
 from textleak.text import extract_numbers, rouge_tokens, split_sentences
-from textleak.text.abbreviations import expand_toward
-from textleak.text.lab_values import rewrite_lab_values
 from textleak.text.language import detect_language
-from textleak.text.layout import read_layout
 from textleak.text.voice import user_voice
 
 logger = logging.getLogger(__name__)
@@ -838,12 +835,12 @@ class NLIJudge(Judge):
             # the text as written is read too: a reading adds words to
             # its line ("BACKGROUND: I was in prison") and a rewrite changes a sentence, either of which can turn the
             # cross-encoder, and the lowest score of the spans counts, so a reading can add a statement, never hide one
-            changed = [i for i, doc in enumerate(documents)
-                       if read_layout(doc) != doc or expand_toward(doc, claims[i]) != doc or rewrite_lab_values(doc, claims[i]) != doc]
+            views = [reader_views(doc, cs) for doc, cs in zip(documents, claims)]
+            changed = [i for i, (_, as_written) in enumerate(views) if as_written is not None]
             if changed:
-                plain = [reader_view(documents[i], claims[i], layout=False, terms=False) for i in changed]
+                plain = [views[i][1] for i in changed]
                 spans_as_written = dict(zip(changed, self.candidate_spans([claims[i] for i in changed], plain)))
-            documents = [reader_view(doc, cs) for doc, cs in zip(documents, claims)]
+            documents = [view for view, _ in views]
         found = self.candidate_spans(claims, documents)
         # any sentence may state a claim verbatim, or share the most words with it
         sentences = [split_sentences(doc) if self.verbatim or self.lexical_span else [] for doc in documents]

@@ -934,16 +934,39 @@ def reader_view(document: str, claims: Sequence[str], layout: bool = True, terms
     (:func:`textleak.text.quantities.rewrite_units`; a lab value in the other unit system for its analyte, "creatinine
     133 µmol/L" as "1.5 mg/dL": :func:`textleak.text.lab_values.rewrite_lab_values`), and clock times and dates as the claims write them
     (:mod:`textleak.text.clock`, :mod:`textleak.text.dates`). All only bring the text closer to the claims."""
+    return _read(document, claims, layout, terms)[0]
+
+
+def reader_views(document: str, claims: Sequence[str]) -> tuple[str, str | None]:
+    """The reader's view, and the document with its lines as laid out and its terms as written where the layout or
+    the terms rewrite changed something, else None: the judge reads that one too, so a rewrite can add a statement
+    and never hide one (:class:`textleak.judges.nli.NLIJudge`)."""
+    view, rewritten = _read(document, claims, True, True)
+    return view, _read(document, claims, False, False)[0] if rewritten else None
+
+
+def _read(document: str, claims: Sequence[str], layout: bool, terms: bool) -> tuple[str, bool]:
+    """:func:`reader_view`, and whether its layout reading or its terms (abbreviations, medicine names, lab values)
+    changed the text."""
     from textleak.text.abbreviations import expand_toward
     from textleak.text.lab_values import rewrite_lab_values
     from textleak.text.quantities import quantities_of, rewrite_units
     from textleak.text.typos import repair_typos
 
     words = {w for c in claims for w in re.findall(r"[A-Za-z]+", c)}
-    text = repair_typos(read_layout(document) if layout else document, words)
-    text = rewrite_units(expand_toward(text, claims) if terms else text, quantities_of(claims))
+    laid_out = read_layout(document) if layout else document
+    text = repair_typos(laid_out, words)
+    termed = expand_toward(text, claims) if terms else text
+    rewritten = laid_out != document or termed != text
+    text = rewrite_units(termed, quantities_of(claims))
     if terms:
-        text = rewrite_lab_values(text, claims)
+        valued = rewrite_lab_values(text, claims)
+        rewritten, text = rewritten or valued != text, valued
+    return _in_claim_forms(text, claims), rewritten
+
+
+def _in_claim_forms(text: str, claims: Sequence[str]) -> str:
+    """Clock times and dates written as the claims write them."""
     claim_times = [m for c in claims for m in CLOCK.finditer(c)]
     if claim_times:  # clock times as the claims write them ("19:40" -> "7:40 pm"), where they write it one way
         forms: dict[str, set[str]] = {}
