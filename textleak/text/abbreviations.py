@@ -248,8 +248,8 @@ class _Lexicon:
         # one pattern per entry for the claims, without the leading look-behind (a pattern that opens with a literal
         # lets the regex engine skip ahead to it; :func:`_starts_token` checks the character before); expansions
         # case-sensitive, for the lower-cased claims
-        self.token = {a: re.compile(_token_pattern((a,)).pattern.removeprefix(_BEFORE_TOKEN)) for a in self.expansions}
-        self.phrase = {k: re.compile(_phrase_pattern((k,)).pattern.removeprefix(_BEFORE_PHRASE)) for k in self.by_expansion}
+        self.token = {a: re.compile(_token_body((a,))) for a in self.expansions}
+        self.phrase = {k: re.compile(_phrase_body((k,))) for k in self.by_expansion}
         # each entry under its first run of letters and digits, so that a text's words find their candidates
         self.abbreviations_at: dict[str, list[str]] = {}
         for a in self.expansions:
@@ -264,23 +264,35 @@ def _lexicon() -> _Lexicon:
     return _Lexicon()
 
 
-_BEFORE_TOKEN = r"(?<![\w&/.@=?-])"
-_BEFORE_PHRASE = r"(?<![\w-])"
+# what may not stand right before a match, besides a word character: the text of a path, a host, a file name, an
+# e-mail address or a URL query for an abbreviation, a hyphenated word for an expansion
+_TOKEN_JOINERS, _PHRASE_JOINERS = "&/.@=?-", "-"
+_BEFORE_TOKEN = rf"(?<![\w{re.escape(_TOKEN_JOINERS)}])"
+_BEFORE_PHRASE = rf"(?<![\w{re.escape(_PHRASE_JOINERS)}])"
+
+
+def _token_body(abbreviations: tuple[str, ...]) -> str:
+    """The abbreviations, the longest first ("O2 sats" before "O2"), not followed by more of a word, a path, a host
+    or a file name ("config.yaml", "CKD@example.com")."""
+    return "(?:" + "|".join(map(re.escape, sorted(abbreviations, key=len, reverse=True))) + r")(?![\w&/@=-]|\.\w)"
+
+
+def _phrase_body(keys: tuple[str, ...]) -> str:
+    """The expansions (as :func:`_key` writes them), a hyphen or a space between their words alike, the longest first."""
+    return "(?:" + "|".join(r"[\s-]+".join(map(re.escape, k.split())) for k in sorted(keys, key=len, reverse=True)) + r")(?![\w-])"
 
 
 @lru_cache(maxsize=1024)
 def _token_pattern(abbreviations: tuple[str, ...]) -> re.Pattern:
-    """The abbreviations as whole tokens, in their case: not inside a word, a path, a host or a file name
-    ("prod.example.com", "config.yaml", ".env"); the longest first ("O2 sats" before "O2")."""
-    alternatives = "|".join(map(re.escape, sorted(abbreviations, key=len, reverse=True)))
-    return re.compile(_BEFORE_TOKEN + "(?:" + alternatives + r")(?![\w&/@=-]|\.\w)")
+    """The abbreviations as whole tokens, in their case: not inside a word, a path, a host, a file name, an e-mail
+    address or a URL query ("prod.example.com", "config.yaml", ".env", "?q=CKD")."""
+    return re.compile(_BEFORE_TOKEN + _token_body(abbreviations))
 
 
 @lru_cache(maxsize=1024)
 def _phrase_pattern(keys: tuple[str, ...]) -> re.Pattern:
-    """The expansions (as :func:`_key` writes them) in any case, a hyphen or a space between their words alike."""
-    alternatives = "|".join(r"[\s-]+".join(map(re.escape, k.split())) for k in sorted(keys, key=len, reverse=True))
-    return re.compile(_BEFORE_PHRASE + "(?:" + alternatives + r")(?![\w-])", re.IGNORECASE)
+    """The expansions in any case, as whole words."""
+    return re.compile(_BEFORE_PHRASE + _phrase_body(keys), re.IGNORECASE)
 
 
 def _starts_token(text: str, at: int, also: str) -> bool:
@@ -333,14 +345,14 @@ def _toward(joined: str) -> _Toward:
     lex = _lexicon()
     words = set(_WORD.findall(joined))
     folded = {w.lower() for w in words}
-    found_abbreviations = {a: _spans(lex.token[a], joined, "&/.@=?-") for w in words for a in lex.abbreviations_at.get(w, ())}
+    found_abbreviations = {a: _spans(lex.token[a], joined, _TOKEN_JOINERS) for w in words for a in lex.abbreviations_at.get(w, ())}
     flat = _key(joined)
     lower = joined.lower()
     if len(lower) != len(joined):  # "İ" lowers to two characters: match in the text's own case
         lower, phrases = joined, {k: re.compile(p.pattern, re.IGNORECASE) for k, p in lex.phrase.items()}
     else:
         phrases = lex.phrase
-    found_expansions = {k: _spans(phrases[k], lower, "-") for w in folded for k in lex.expansions_at.get(w, ()) if k in flat}
+    found_expansions = {k: _spans(phrases[k], lower, _PHRASE_JOINERS) for w in folded for k in lex.expansions_at.get(w, ()) if k in flat}
     written_abbreviations = set(_outermost({a: spans for a, spans in found_abbreviations.items() if spans}))
     outer = _outermost({k: spans for k, spans in found_expansions.items() if spans})
     written_expansions = {k: joined[slice(*found_expansions[k][0])] for k in outer}

@@ -110,16 +110,14 @@ def rewrite_lab_values(text: str, claims: Sequence[str]) -> str:
     references = [v for c in claims for v in find_lab_values(c)]
     if not references:
         return text
-    # a value some claim writes as the text writes it stays: rewriting it would take it from that claim
-    written = {(_number_and_unit(v)) for c in claims for v in find_lab_values(c)} | _numbers_with_units(claims)
-    found = [v for v in find_lab_values(text) if _number_and_unit(v) not in written]
+    # a value some claim writes as the text writes it, whatever names it ("The lab reported 133 µmol/L"), stays:
+    # rewriting it would take it from that claim
+    written = {_number_and_unit(m.group(0)) for c in claims for m in _WITH_UNIT.finditer(c)}
+    found = [v for v in find_lab_values(text) if _number_and_unit(v.text) not in written]
     return rewrite_as(text, found, references, same_lab_value)
 
 
-def _number_and_unit(value: LabValue) -> tuple[str, str]:
-    return re.match(_NUMBER, value.text).group(0), value.unit
-
-
-def _numbers_with_units(claims: Sequence[str]) -> set[tuple[str, str]]:
-    """Every number the claims write with a lab unit, whatever names it ("The lab reported 133 µmol/L")."""
-    return {(m.group(1), _unit(m.group(2))) for c in claims for m in _WITH_UNIT.finditer(c)}
+def _number_and_unit(written: str) -> tuple[str, str]:
+    """("133", "umol/l") of "133 µmol/L"."""
+    m = _WITH_UNIT.match(written)
+    return m.group(1), _unit(m.group(2))
