@@ -10,8 +10,12 @@ occlusion". :func:`expand_toward` rewrites a text toward the claims it is judged
   mitral stenosis for another; a record whose claims write both keeps "MS");
 - an expansion written in the text becomes the abbreviation a claim writes ("chronic kidney disease" as "CKD").
 
-The lexicons are general usage (:data:`CLINICAL`: standard clinical abbreviation lists, British and American
-spellings both; :data:`EVERYDAY`: work, education, money, places, family, software and operations). An
+The same rewrite reads clinical age-and-sex shorthand ("81F" as "an 81-year-old woman"), a bare age ("I'm 49," as
+"49 years old") and a side's letter ("IOP R 26 mmHg" as "right") as the claims write them.
+
+The lexicons are general usage (:data:`CLINICAL` and :data:`CLINICAL_MORE`: standard clinical abbreviation lists,
+British and American spellings both; :data:`EVERYDAY`: work, education, money, places, family, software and
+operations; :data:`MEDICINES`: brand and generic names of one drug). An
 abbreviation matches only as a whole token in its listed case, so "AS" (aortic stenosis) is never "as", and only
 toward a claim that writes the other form, so the rewrite can only bring a text closer to its claims (toward
 leakage), like the rest of the reader's view (:func:`textleak.judges.values.reader_view`).
@@ -22,7 +26,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Sequence
+from typing import Callable, Sequence
 
 #: abbreviation (as written, case-sensitive) -> its expansions ("|" separates them)
 CLINICAL: dict[str, str] = {
@@ -402,7 +406,7 @@ def expand_toward(text: str, claims: Sequence[str]) -> str:
     return text
 
 
-def _in_years(years: frozenset[str]):
+def _in_years(years: frozenset[str]) -> Callable[[re.Match], str]:
     """The replacement for :data:`_BARE_AGE`: "I'm 49" as "I'm 49 years old", "49 yo" as "49 years old", for the claims' ages."""
     def replace(m: re.Match) -> str:
         if m.group(1) in years:
