@@ -174,3 +174,19 @@ def test_a_bare_age_is_written_in_years_where_a_claim_writes_that_age():
     assert expand_toward("aged 49. Pt 49 yo", claims) == "aged 49 years old. Pt 49 years old"
     assert expand_toward("I'm 49 minutes late; I'm 50, male", claims) == "I'm 49 minutes late; I'm 50, male"
     assert expand_toward("I'm 49, male.", ["He is a 49-year-old man."]) == "I'm 49 years old, male."
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(strict=True, reason="known (rules .28-.36): abbreviations match only in their listed case, so a release "
+                   "written all in lower case ('pmh: ckd stage 3') reads as the old judge did, unsupported; on the unread "
+                   "clinical writers lower case leans +0.037 against +0.028 as written (docs/judges.md). Reading listed "
+                   "abbreviations in any case where a text has no capitals would mend it; when it does, make this a plain test")
+def test_a_release_in_lower_case_keeps_its_abbreviations_read():
+    from textleak.judges import make_judge
+    from textleak.text.normalize import normalize_release
+
+    claims = ["He has chronic kidney disease.", "CT angiography shows a right middle cerebral artery occlusion."]
+    text = "PMH: CKD stage 3, hypertension on hydrochlorothiazide. CTA: right MCA occlusion. Thrombectomy called."
+    rated = make_judge("nli").rate([claims, claims], [normalize_release(text), normalize_release(text.lower())])
+    assert [r.rating for r in rated[0]] == [1, 1]  # as written: read
+    assert [r.rating for r in rated[1]] == [1, 1]  # in lower case: not yet
